@@ -1,0 +1,237 @@
+/**
+ * The one error family of chatflux.
+ *
+ * Every error chatflux raises is a {@link ChatfluxError} with a {@link ChatfluxErrorCode}, the standard `cause`,
+ * and the context fields of its subclass. Guards work across realms (they test `name` and `code`, not
+ * `instanceof`). Messages never contain API keys or Authorization headers; `toJSON()` leaves out `cause`.
+ *
+ * How an error becomes the public body `{message, type, code}` and an HTTP status is decided in one place:
+ * `toErrorResponse` (`src/errorResponse.ts`).
+ */
+
+/** Every `code` a chatflux error can carry. */
+export type ChatfluxErrorCode =
+  // the SSE byte stream and its events
+  | 'sse_event_too_large'
+  | 'sse_invalid_utf8'
+  | 'malformed_json'
+  | 'schema_violation'
+  | 'stream_incomplete'
+  | 'unexpected_content_type'
+  // the provider said no, in band or as an HTTP status
+  | 'upstream_error'
+  | 'upstream_http'
+  | 'answer_failed'
+  // transport
+  | 'network'
+  | 'timeout'
+  | 'aborted'
+  // tool calls
+  | 'tool_arguments_invalid'
+  // a downstream client's request
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  // a programmer's misuse of the API
+  | 'invalid_config';
+
+/** Options every chatflux error accepts. */
+export interface ChatfluxErrorOptions {
+  /** The underlying error, kept for logs (never serialised to clients). */
+  cause?: unknown;
+}
+
+/** Base class of every chatflux error. */
+export class ChatfluxError extends Error {
+  override name: string = 'ChatfluxError';
+  /** What went wrong, as a stable machine-readable code. */
+  readonly code: ChatfluxErrorCode;
+
+  constructor(code: ChatfluxErrorCode, message: string, options: ChatfluxErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+
+  /** A JSON view without `cause` or stack: safe to log. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(this)) if (key !== 'cause') out[key] = value;
+    return { ...out, name: this.name, code: this.code, message: this.message };
+  }
+}
+
+/** The SSE byte stream or one of its events is unusable: bad UTF-8, oversize, bad JSON, wrong shape, cut short. */
+export class StreamProtocolError extends ChatfluxError {
+  override name = 'StreamProtocolError' as const;
+  /** The offending input, truncated (absent when there is none). */
+  readonly snippet: string | undefined;
+
+  constructor(
+    code: 'sse_event_too_large' | 'sse_invalid_utf8' | 'malformed_json' | 'schema_violation' | 'stream_incomplete' | 'unexpected_content_type',
+    message: string,
+    options: ChatfluxErrorOptions & { snippet?: string } = {},
+  ) {
+    super(code, message, options);
+    this.snippet = options.snippet;
+  }
+}
+
+/** The provider reported an error inside a 200 stream (`event: error`, or a `{"error":…}` payload). */
+export class UpstreamStreamError extends ChatfluxError {
+  override name = 'UpstreamStreamError' as const;
+  /** The provider's error `type`, when it gave one. */
+  readonly upstreamType: string | undefined;
+  /** The provider's error `code`, when it gave one. */
+  readonly upstreamCode: string | undefined;
+
+  constructor(message: string, options: ChatfluxErrorOptions & { upstreamType?: string; upstreamCode?: string } = {}) {
+    super('upstream_error', message, options);
+    this.upstreamType = options.upstreamType;
+    this.upstreamCode = options.upstreamCode;
+  }
+}
+
+/** The provider answered with a non-2xx status. */
+export class UpstreamHttpError extends ChatfluxError {
+  override name = 'UpstreamHttpError' as const;
+  /** The upstream HTTP status. */
+  readonly status: number;
+  /** The provider's error `type` (`rate_limit_reached_error`, `invalid_request_error`, …), when given. */
+  readonly upstreamType: string | undefined;
+  /** The provider's error `code`, when given. */
+  readonly upstreamCode: string | undefined;
+  /** The wait the provider asked for (`retry-after-ms`, `Retry-After`, or "try again after N seconds"), in ms. */
+  readonly retryAfterMs: number | undefined;
+  /** The response body, truncated (an HTML page from a proxy, or the JSON error). */
+  readonly body: string | undefined;
+
+  constructor(
+    status: number,
+    message: string,
+    options: ChatfluxErrorOptions & { upstreamType?: string; upstreamCode?: string; retryAfterMs?: number; body?: string } = {},
+  ) {
+    super('upstream_http', message, options);
+    this.status = status;
+    this.upstreamType = options.upstreamType;
+    this.upstreamCode = options.upstreamCode;
+    this.retryAfterMs = options.retryAfterMs;
+    this.body = options.body;
+  }
+}
+
+/** The stream ended properly but the answer is not usable (`finish_reason: insufficient_system_resource`). */
+export class AnswerFailedError extends ChatfluxError {
+  override name = 'AnswerFailedError' as const;
+  /** The finish reason that failed the answer. */
+  readonly finishReason: string;
+
+  constructor(finishReason: string, message: string, options: ChatfluxErrorOptions = {}) {
+    super('answer_failed', message, options);
+    this.finishReason = finishReason;
+  }
+}
+
+/** The connection failed or broke (refused, reset, DNS, `terminated`). */
+export class NetworkError extends ChatfluxError {
+  override name = 'NetworkError' as const;
+  constructor(message: string, options: ChatfluxErrorOptions = {}) {
+    super('network', message, options);
+  }
+}
+
+/** Where a timeout fired. */
+export type TimeoutPhase = 'connect' | 'headers' | 'first_chunk' | 'idle' | 'total';
+
+/** A deadline passed; the request was aborted. */
+export class TimeoutError extends ChatfluxError {
+  override name = 'TimeoutError' as const;
+  /** Which deadline passed. */
+  readonly phase: TimeoutPhase;
+  /** The deadline, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(phase: TimeoutPhase, timeoutMs: number, options: ChatfluxErrorOptions = {}) {
+    super('timeout', `upstream ${phase.replace('_', ' ')} timeout after ${timeoutMs} ms`, options);
+    this.phase = phase;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The work was cancelled by an `AbortSignal` the caller controls. */
+export class AbortedError extends ChatfluxError {
+  override name = 'AbortedError' as const;
+  constructor(message = 'the request was aborted', options: ChatfluxErrorOptions = {}) {
+    super('aborted', message, options);
+  }
+}
+
+/** A tool call's arguments are not valid JSON, or fail the schema configured for the function. */
+export class ToolCallError extends ChatfluxError {
+  override name = 'ToolCallError' as const;
+  /** The function whose arguments failed. */
+  readonly functionName: string;
+  /** The tool call's id, verbatim. */
+  readonly toolCallId: string | undefined;
+
+  constructor(functionName: string, message: string, options: ChatfluxErrorOptions & { toolCallId?: string } = {}) {
+    super('tool_arguments_invalid', message, options);
+    this.functionName = functionName;
+    this.toolCallId = options.toolCallId;
+  }
+}
+
+/** A downstream client's request was refused before anything was sent upstream. */
+export class RequestError extends ChatfluxError {
+  override name = 'RequestError' as const;
+  /** Where the request is wrong, as `path: message` lines (zod issues), when known. */
+  readonly issues: readonly string[];
+
+  constructor(
+    code: 'invalid_request' | 'unauthorized' | 'payload_too_large' | 'unsupported_media_type',
+    message: string,
+    options: ChatfluxErrorOptions & { issues?: readonly string[] } = {},
+  ) {
+    super(code, message, options);
+    this.issues = options.issues ?? [];
+  }
+}
+
+/** An API was called wrongly; the message says how to fix the call. */
+export class ConfigError extends ChatfluxError {
+  override name = 'ConfigError' as const;
+  constructor(message: string, options: ChatfluxErrorOptions = {}) {
+    super('invalid_config', message, options);
+  }
+}
+
+const hasName = (error: unknown, name: string): boolean =>
+  typeof error === 'object' && error !== null && (error as { name?: unknown }).name === name && 'code' in error;
+
+/** True for any chatflux error, from any realm. */
+export function isChatfluxError(error: unknown): error is ChatfluxError {
+  return (
+    error instanceof ChatfluxError ||
+    (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && /Error$/.test(error.name) && 'toJSON' in error)
+  );
+}
+/** True for a {@link StreamProtocolError}. */
+export const isStreamProtocolError = (error: unknown): error is StreamProtocolError => hasName(error, 'StreamProtocolError');
+/** True for an {@link UpstreamStreamError}. */
+export const isUpstreamStreamError = (error: unknown): error is UpstreamStreamError => hasName(error, 'UpstreamStreamError');
+/** True for an {@link UpstreamHttpError}. */
+export const isUpstreamHttpError = (error: unknown): error is UpstreamHttpError => hasName(error, 'UpstreamHttpError');
+/** True for an {@link AnswerFailedError}. */
+export const isAnswerFailedError = (error: unknown): error is AnswerFailedError => hasName(error, 'AnswerFailedError');
+/** True for a {@link NetworkError}. */
+export const isNetworkError = (error: unknown): error is NetworkError => hasName(error, 'NetworkError');
+/** True for a {@link TimeoutError}. */
+export const isTimeoutError = (error: unknown): error is TimeoutError => hasName(error, 'TimeoutError');
+/** True for an {@link AbortedError}. */
+export const isAbortedError = (error: unknown): error is AbortedError => hasName(error, 'AbortedError');
+/** True for a {@link ToolCallError}. */
+export const isToolCallError = (error: unknown): error is ToolCallError => hasName(error, 'ToolCallError');
+/** True for a {@link RequestError}. */
+export const isRequestError = (error: unknown): error is RequestError => hasName(error, 'RequestError');
+/** True for a {@link ConfigError}. */
+export const isConfigError = (error: unknown): error is ConfigError => hasName(error, 'ConfigError');

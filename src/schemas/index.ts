@@ -1,0 +1,2 @@
+export * from './upstream.js';
+export * from './contract.js';
