@@ -6,7 +6,12 @@ const config: Config = {
   testMatch: ['**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
   // Sources import siblings with a `.js` suffix (required by the ESM build); map it back to the .ts file.
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // Examples import the package by name, as users do.
+    '^chatflux$': '<rootDir>/src/index.ts',
+    '^chatflux/(.*)$': '<rootDir>/src/$1/index.ts',
+  },
   testTimeout: 30_000,
 };
 

@@ -1,0 +1,243 @@
+/**
+ * The processes of the gateway load bench, one role per forked child (`--import tsx --expose-gc`):
+ *
+ * - `upstream`: a tiny OpenAI-compatible SSE server on loopback. The request's `model` picks the answer:
+ *   `bench-2000` (2,000 text deltas written back-to-back), `bench-slow` (a delta every second, for at most 120 s),
+ *   `bench-20mb` (~20 MB of deltas, written with backpressure: it stops when the reader stops).
+ * - `raw`: a raw pipe proxy (undici request → `pipeline` into the response).
+ * - `floor`: a minimal parse-and-re-encode proxy: TextDecoder, split on blank lines, JSON.parse, write the spec's
+ *   `/chat/sse` frames, with backpressure (pause the upstream body until `'drain'`).
+ * - `chatflux`: the chatflux gateway (`startGateway`), request logging off.
+ *
+ * IPC: the child sends `{type:'ready', url}` (or `{type:'unavailable', message}`); it answers `{type:'stats'}` with its
+ * RSS and CPU time (after a GC when `gc: true`) and the upstream's counters; `{type:'close'}` ends it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream';
+import { request } from 'undici';
+import { chatfluxDir } from '../lib/chatfluxDir.js';
+import { encodeEvents, textEvents } from '../workloads.js';
+
+export type Role = 'upstream' | 'raw' | 'floor' | 'chatflux';
+
+export interface Stats {
+  type: 'stats';
+  rssMb: number;
+  /** V8 heap in use + external memory (Buffers), MB: less noisy than RSS. */
+  heapMb: number;
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  /** upstream only: `bench-2000` responses written completely. */
+  completed: number;
+  /** upstream only: bytes written to `bench-20mb` responses. */
+  bigBytes: number;
+}
+
+export const STREAM_DELTAS = 2000;
+
+/** The 2,000-delta answer: its bytes and its text (what every proxy must deliver). */
+export function answer2000(): { body: Buffer; text: string } {
+  const text = { text: '' };
+  const { bytes } = encodeEvents(() => textEvents(STREAM_DELTAS, 7, text));
+  return { body: bytes, text: text.text };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+function startUpstream(counters: { completed: number; bigBytes: number }) {
+  const { body } = answer2000();
+  const slowEvents = [...textEvents(120, 8)];
+  return createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      const model = (JSON.parse(raw.toString() || '{}') as { model?: string }).model;
+      res.writeHead(200, SSE_HEADERS);
+      if (model === 'bench-slow') {
+        // Role + first delta now, then one delta a second: an "idle" stream as a long, slow answer looks to a proxy.
+        let i = 0;
+        res.write(slowEvents[i++]! + slowEvents[i++]!);
+        const timer = setInterval(() => {
+          res.write(slowEvents[i++]!);
+          if (i >= slowEvents.length) {
+            clearInterval(timer);
+            res.end();
+          }
+        }, 1000);
+        res.on('close', () => clearInterval(timer));
+      } else if (model === 'bench-20mb') {
+        const events = textEvents(100_000, 9);
+        const pump = (): void => {
+          for (let next = events.next(); !next.done; next = events.next()) {
+            counters.bigBytes += Buffer.byteLength(next.value);
+            if (!res.write(next.value)) {
+              res.once('drain', pump);
+              return;
+            }
+          }
+          res.end();
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      } else {
+        res.on('finish', () => counters.completed++);
+        res.end(body);
+      }
+    });
+  });
+}
+
+function startRawProxy(upstream: string) {
+  return createServer((req, res) => {
+    void readBody(req).then(async (raw) => {
+      const controller = new AbortController();
+      res.on('close', () => controller.abort());
+      try {
+        const up = await request(`${upstream}/v1/chat/completions`, {
+          method: 'POST',
+          body: raw,
+          headers: { 'content-type': 'application/json' },
+          signal: controller.signal,
+        });
+        res.writeHead(up.statusCode, SSE_HEADERS);
+        pipeline(up.body, res, () => undefined);
+      } catch {
+        if (!res.headersSent) res.writeHead(502).end();
+      }
+    });
+  });
+}
+
+/** The floor proxy: the least work that turns the upstream SSE into the spec's `/chat/sse` frames. */
+function startFloorProxy(upstream: string) {
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    void readBody(req).then(async (raw) => {
+      const controller = new AbortController();
+      res.on('close', () => controller.abort());
+      try {
+        const up = await request(`${upstream}/v1/chat/completions`, {
+          method: 'POST',
+          body: raw,
+          headers: { 'content-type': 'application/json' },
+          signal: controller.signal,
+        });
+        res.writeHead(200, { ...SSE_HEADERS, 'x-accel-buffering': 'no' });
+        const decoder = new TextDecoder();
+        let buffer = '';
+        let index = 0;
+        up.body.on('data', (chunk: Buffer) => {
+          buffer += decoder.decode(chunk, { stream: true });
+          let start = 0;
+          let end: number;
+          let out = '';
+          while ((end = buffer.indexOf('\n\n', start)) !== -1) {
+            const line = buffer.slice(start, end);
+            start = end + 2;
+            if (!line.startsWith('data: ')) continue;
+            const data = line.slice(6);
+            if (data === '[DONE]') {
+              out += `data: ${JSON.stringify({ message: { role: 'assistant', content: '' }, done: true, index: index++ })}\n\ndata: [DONE]\n\n`;
+              continue;
+            }
+            const content = (JSON.parse(data) as { choices?: Array<{ delta?: { content?: string | null } }> })
+              .choices?.[0]?.delta?.content;
+            if (content) {
+              out += `data: ${JSON.stringify({ message: { role: 'assistant', content }, done: false, index: index++ })}\n\n`;
+            }
+          }
+          buffer = buffer.slice(start);
+          if (out !== '' && !res.write(out)) {
+            up.body.pause();
+            res.once('drain', () => up.body.resume());
+          }
+        });
+        up.body.on('end', () => res.end());
+        up.body.on('error', () => res.destroy());
+      } catch {
+        if (!res.headersSent) res.writeHead(502).end();
+      }
+    });
+  });
+}
+
+async function listen(server: ReturnType<typeof createServer>): Promise<string> {
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function main(): Promise<void> {
+  const role = process.argv[2] as Role;
+  const upstream = process.argv[3] ?? '';
+  const counters = { completed: 0, bigBytes: 0 };
+  let close: () => Promise<void>;
+  let url: string;
+  try {
+    if (role === 'chatflux') {
+      const [{ startGateway }, { loadGatewayConfig }] = await Promise.all([
+        import(join(chatfluxDir(), 'gateway/startGateway.js')) as Promise<typeof import('../../src/gateway/startGateway.js')>,
+        import(join(chatfluxDir(), 'gateway/loadGatewayConfig.js')) as Promise<
+          typeof import('../../src/gateway/loadGatewayConfig.js')
+        >,
+      ]);
+      const config = loadGatewayConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        CHATFLUX_PROVIDER: 'openai-compatible',
+        CHATFLUX_BASE_URL: `${upstream}/v1`,
+        CHATFLUX_API_KEY: 'sk-bench',
+        CHATFLUX_MODEL: 'bench-2000',
+      });
+      const gateway = await startGateway(config, { log: () => undefined });
+      url = gateway.url;
+      close = () => gateway.close(100);
+    } else {
+      const server =
+        role === 'upstream'
+          ? startUpstream(counters)
+          : role === 'raw'
+            ? startRawProxy(upstream)
+            : startFloorProxy(upstream);
+      url = await listen(server);
+      close = () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        });
+    }
+  } catch (error) {
+    process.send!({
+      type: 'unavailable',
+      message: error instanceof Error ? error.message.split('\n')[0] : String(error),
+    });
+    return;
+  }
+  process.on('message', (message: { type: string; gc?: boolean }) => {
+    if (message.type === 'stats') {
+      if (message.gc) (globalThis as { gc?: () => void }).gc?.();
+      const cpu = process.cpuUsage();
+      const memory = process.memoryUsage();
+      const stats: Stats = {
+        type: 'stats',
+        rssMb: memory.rss / 1048576,
+        heapMb: (memory.heapUsed + memory.external) / 1048576,
+        cpuUserMs: cpu.user / 1000,
+        cpuSystemMs: cpu.system / 1000,
+        ...counters,
+      };
+      process.send!(stats);
+    } else if (message.type === 'close') {
+      void close().finally(() => process.exit(0));
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send!({ type: 'ready', url });
+}
+
+if (require.main === module) void main();

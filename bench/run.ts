@@ -1,0 +1,127 @@
+/**
+ * `npm run bench` — chatflux against the floor and its peers, on the same bytes, then the gateway under load.
+ * Writes bench/RESULTS.md. `--quick`: everything at small sizes (a CI smoke test, under a minute).
+ * `--only=parse` / `--only=gateway`: one section.
+ */
+import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildReport, ChildTask } from './child.js';
+import { CONTESTANT_NAMES, TOOL_ONLY } from './contestants.js';
+import { buildChatflux } from './lib/buildChatflux.js';
+import { runGatewayBench, type LoadRow, type MemoryRow } from './gatewayLoad.js';
+import { renderResults, type ParseResults } from './report.js';
+import { workloadSpecs } from './workloads.js';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+function runChild(task: ChildTask): Promise<ChildReport[]> {
+  return new Promise((resolve) => {
+    const child = fork(join(__dirname, 'child.ts'), [JSON.stringify(task)], {
+      execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let reports: ChildReport[] | undefined;
+    const hardMs = task.specs.length * (task.warmup + task.reps + 1) * task.budgetMs + 60_000;
+    const timer = setTimeout(() => child.kill('SIGKILL'), hardMs);
+    child.on('message', (m) => (reports = m as ChildReport[]));
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(
+        reports ??
+          task.specs.map((spec) => ({
+            contestant: task.contestant,
+            workload: spec.name,
+            status: 'failed' as const,
+            message: signal === 'SIGKILL' ? `killed after ${hardMs / 1000} s` : `exited with ${code ?? signal}`,
+            times: [],
+            bytes: 0,
+            events: 0,
+            chunks: 0,
+            baselineRssMb: 0,
+            peakRssMb: 0,
+          })),
+      );
+    });
+  });
+}
+
+function logReport(report: ChildReport): void {
+  const times = report.times.map((t) => t.toFixed(1)).join(' ');
+  log(
+    `  ${report.workload.padEnd(8)} ${report.contestant.padEnd(28)} ${report.status}${report.message ? ` (${report.message})` : ''} [${times}] ms, peak RSS ${report.peakRssMb.toFixed(0)} MB`,
+  );
+}
+
+async function parseSection(): Promise<ParseResults> {
+  const specs = workloadSpecs(quick);
+  const reports: ChildReport[] = [];
+  const warmup = quick ? 1 : 2;
+  const reps = quick ? 1 : 5;
+  const budgetMs = quick ? 5_000 : 15_000;
+  const tasks: ChildTask[] = [];
+  if (quick) {
+    // One process per contestant, all workloads in it: process start-up (tsx) would otherwise dominate a smoke test.
+    for (const contestant of CONTESTANT_NAMES) {
+      tasks.push({
+        contestant,
+        specs: specs.filter((s) => s.kind === 'tool' || !TOOL_ONLY.has(contestant)),
+        warmup,
+        reps,
+        budgetMs,
+      });
+    }
+  } else {
+    for (const spec of specs) {
+      for (const contestant of CONTESTANT_NAMES) {
+        if (spec.kind !== 'tool' && TOOL_ONLY.has(contestant)) continue;
+        tasks.push({ contestant, specs: [spec], warmup, reps, budgetMs });
+      }
+    }
+  }
+  log(`parsing: ${tasks.length} processes, ${warmup} warm-up + ${reps} measured runs each`);
+  for (const task of tasks) {
+    for (const report of await runChild(task)) {
+      reports.push(report);
+      logReport(report);
+    }
+  }
+  return { specs, reports, warmup, reps };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  if (process.env['BENCH_CHATFLUX'] !== 'source') {
+    log(`compiled ${buildChatflux()} files of src/ to bench/.tmp/dist (chatflux is measured as built JavaScript)`);
+  }
+  const loadBefore = (await import('node:os')).loadavg();
+  const parse = only === 'gateway' ? undefined : await parseSection();
+  let gateway: { load: LoadRow[]; memory: MemoryRow[] } | undefined;
+  if (only !== 'parse') {
+    log('gateway load');
+    gateway = await runGatewayBench({ quick, log });
+  }
+  const markdown = renderResults({
+    quick,
+    parse,
+    gateway,
+    loadBefore,
+    loadAfter: (await import('node:os')).loadavg(),
+    seconds: (Date.now() - started) / 1000,
+  });
+  const file = join(__dirname, 'RESULTS.md');
+  writeFileSync(file, markdown);
+  log(`wrote ${file} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  if (parse?.reports.some((r) => r.status === 'failed')) {
+    log('FAILED: a contestant produced a wrong answer or crashed (see above)');
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,165 @@
+import { inspect } from 'node:util';
+import { defer, map, type Observable } from 'rxjs';
+import { Agent, type Dispatcher } from 'undici';
+import { ConfigError } from '../errors.js';
+import { resolveProvider } from '../internal/resolveProvider.js';
+import { toCompletionRequest } from '../internal/toCompletionRequest.js';
+import { chunkTimeouts } from '../operators/chunkTimeouts.js';
+import { decodeChunk } from '../operators/decodeChunk.js';
+import { parseSse } from '../operators/parseSse.js';
+import { retryOnTransient, type RetryOnTransientConfig } from '../operators/retryOnTransient.js';
+import { toOutput } from '../operators/toOutput.js';
+import { toOutputChunks } from '../operators/toOutputChunks.js';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  ChatRequest,
+  LlmClientOutput,
+  LlmClientOutputChunk,
+} from '../schemas/index.js';
+import { serverSentEvent } from '../serverSentEvent.js';
+import type { DemandGate } from '../source/createDemandGate.js';
+import { requestCompletion } from '../source/requestCompletion.js';
+import type { Flux, Mono, ServerSentEvent } from '../types.js';
+import { DEFAULT_TIMEOUTS, type TimeoutsConfig } from './defaultTimeouts.js';
+import type { ProviderName } from './providers.js';
+
+/** Options of {@link createChatClient}. */
+export interface ChatClientConfig {
+  /** A preset for `baseUrl`, `model` and the API key's env var (default `openai-compatible`). */
+  provider?: ProviderName;
+  /** The API's base URL; required for `openai-compatible`, else the preset's. */
+  baseUrl?: string;
+  /** The API key; default: the preset's env var (`MOONSHOT_API_KEY`, `DEEPSEEK_API_KEY`). Never logged or serialised. */
+  apiKey?: string;
+  /** The model used when a request names none; default: the preset's. */
+  model?: string;
+  /** Retry policy overrides (see `DEFAULT_RETRY_POLICY`), a retry count, or `false` for none. */
+  retry?: RetryOnTransientConfig | number | false;
+  /** Deadlines in ms (see `DEFAULT_TIMEOUTS`); `0` turns one off. */
+  timeouts?: TimeoutsConfig;
+  /** An undici dispatcher to use instead of the client's own `Agent` (then `connections` and `timeouts.connect` are its business, and `close()` leaves it open). */
+  dispatcher?: Dispatcher;
+  /** The most connections the client's `Agent` opens per origin (default 128: one per concurrent streamed answer). */
+  connections?: number;
+  /** Extra headers on every upstream request. */
+  headers?: Record<string, string>;
+  /** More literal secrets to scrub from error messages (e.g. a key inside `headers`). */
+  secrets?: readonly string[];
+  /** Where env vars are read (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+/** Per-call options of a {@link ChatClient} method. */
+export interface ChatCallOptions {
+  /** The sink's demand gate: while closed, the upstream body is not read. */
+  demand?: DemandGate;
+  /** Aborting it aborts the request (`AbortedError`, never retried). */
+  signal?: AbortSignal;
+}
+
+/** A chat request: the downstream `ChatRequest` (model optional) or a full upstream `ChatCompletionRequest`. */
+export type ChatClientRequest = ChatRequest | ChatCompletionRequest;
+
+/** A client of one OpenAI-compatible provider, returning the four results of the downstream contract. */
+export interface ChatClient {
+  /** The provider preset in use. */
+  readonly provider: ProviderName;
+  /** The base URL requests go to. */
+  readonly baseUrl: string;
+  /** The default model, if any. */
+  readonly model: string | undefined;
+  /** The upstream chunks, retried only before the first one. */
+  chunks(request: ChatClientRequest, options?: ChatCallOptions): Flux<ChatCompletionChunk>;
+  /** The whole answer as one value; a transient failure anywhere in the stream is retried (nothing reached the caller). */
+  json(request: ChatClientRequest, options?: ChatCallOptions): Mono<LlmClientOutput>;
+  /** The contract's chunks (`/chat/stream`), retried only before the first one. */
+  stream(request: ChatClientRequest, options?: ChatCallOptions): Flux<LlmClientOutputChunk>;
+  /** The contract's chunks as `ServerSentEvent`s (`/chat/sse`), for `toSse()`. */
+  sse(request: ChatClientRequest, options?: ChatCallOptions): Flux<ServerSentEvent<LlmClientOutputChunk>>;
+  /** Closes the client's own connection pool, aborting requests in flight. Later calls error with a `ConfigError`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a {@link ChatClient} for Moonshot (Kimi), DeepSeek or any OpenAI-compatible `/chat/completions`.
+ *
+ * Every method is cold: each subscription validates the request (zod; `RequestError('invalid_request')` before
+ * anything is sent), then runs `requestCompletion → parseSse → decodeChunk → chunkTimeouts → retryOnTransient`.
+ * `json` retries around the whole answer (`… → toOutput → retryOnTransient`); `stream`/`sse` retry until their first
+ * chunk (`… → toOutputChunks → retryOnTransient`). Unsubscribing aborts the request at once.
+ *
+ * ## Example
+ * ```ts
+ * const client = createChatClient({ provider: 'deepseek' }); // key from DEEPSEEK_API_KEY
+ * client.stream({ messages: [{ role: 'user', content: '你好' }] }).subscribe((c) => process.stdout.write(c.message.content));
+ * ```
+ *
+ * @param config - The provider, its URL, key and default model, the retry policy and the deadlines.
+ * @returns The client. Its `toString`, `toJSON` and `util.inspect` never show the API key.
+ */
+export function createChatClient(config: ChatClientConfig): ChatClient {
+  const { provider, baseUrl, apiKey, model } = resolveProvider(config);
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...config.timeouts };
+  const connections = config.connections ?? 128;
+  const owned = config.dispatcher === undefined;
+  const dispatcher =
+    config.dispatcher ??
+    new Agent({
+      connections,
+      connect: { timeout: timeouts.connect },
+      headersTimeout: timeouts.headers,
+      bodyTimeout: 0,
+    });
+  const secrets = config.secrets ?? [];
+  const retryConfig = config.retry === false ? 0 : (config.retry ?? {});
+  retryOnTransient(retryConfig); // a wrong policy is a ConfigError now, not at the first request
+  let closed = false;
+
+  const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}): Observable<ChatCompletionChunk> =>
+    defer(() => {
+      if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
+      const body = toCompletionRequest(request, model);
+      return requestCompletion(body, {
+        baseUrl,
+        dispatcher,
+        secrets,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(config.headers === undefined ? {} : { headers: config.headers }),
+        ...(options.demand === undefined ? {} : { demand: options.demand }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0 },
+      }).pipe(
+        parseSse(),
+        decodeChunk(),
+        chunkTimeouts<ChatCompletionChunk>({
+          firstChunk: timeouts.firstChunk,
+          idle: timeouts.idle,
+          ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
+          ...(options.demand === undefined ? {} : { demand: options.demand }),
+        }),
+      );
+    });
+  const retried = <T>(source: Observable<T>): Observable<T> => source.pipe(retryOnTransient<T>(retryConfig));
+
+  const client: ChatClient = {
+    provider,
+    baseUrl,
+    model,
+    chunks: (request, options) => retried(chunksOf(request, options)),
+    json: (request, options) => retried(chunksOf(request, options).pipe(toOutput())),
+    stream: (request, options) => retried(chunksOf(request, options).pipe(toOutputChunks())),
+    sse: (request, options) => client.stream(request, options).pipe(map((chunk) => serverSentEvent({ data: chunk }))),
+    close: async () => {
+      closed = true;
+      if (owned) await dispatcher.destroy();
+    },
+  };
+  const view = { provider, baseUrl, model, apiKey: apiKey === undefined ? undefined : '[redacted]' };
+  Object.defineProperties(client, {
+    toJSON: { value: () => view, enumerable: false },
+    toString: { value: () => `ChatClient(${provider} ${baseUrl})`, enumerable: false },
+    [inspect.custom]: { value: () => `ChatClient ${inspect(view)}`, enumerable: false },
+  });
+  return client;
+}

@@ -1,0 +1,32 @@
+/** The deadlines of an upstream request, in milliseconds. An omitted one takes its default (`DEFAULT_TIMEOUTS`); `0` turns it off. */
+export interface TimeoutsConfig {
+  /** TCP (+TLS) connection establishment. Enforced by the client's undici `Agent`. */
+  connect?: number;
+  /** From the request sent to the response's status line and headers. */
+  headers?: number;
+  /** From subscription to the first data chunk (keep-alive comments do not count). */
+  firstChunk?: number;
+  /** Between two data chunks after the first (keep-alive comments do not reset it). */
+  idle?: number;
+  /** The whole answer of one attempt, from subscription to the end. Off by default; for a deadline across retries pass an `AbortSignal`. */
+  total?: number;
+}
+
+/**
+ * The default deadlines.
+ *
+ * | deadline | default | why |
+ * |---|---|---|
+ * | `connect` | 10 s | a healthy API connects in well under a second even across continents; 10 s covers two SYN retransmits (1 s, 3 s) and a slow TLS handshake, and is undici's own default |
+ * | `headers` | 60 s | both providers send the headers of a streaming answer before generating; a minute covers a saturated load balancer, then the attempt is retried |
+ * | `firstChunk` | 600 s | DeepSeek queues a request for minutes under load (sending `: keep-alive` comments) and gives up itself after about ten; we should not give up earlier |
+ * | `idle` | 60 s | once tokens flow they arrive every few tens of ms; a minute of silence mid-answer is a stall (DeepSeek does stall with the socket open), not thinking (reasoning is streamed too) |
+ * | `total` | off | a long answer at 20 tokens/s legitimately runs for many minutes; callers who need a deadline pass an `AbortSignal` or set it |
+ */
+export const DEFAULT_TIMEOUTS: Readonly<Required<Omit<TimeoutsConfig, 'total'>>> & Pick<TimeoutsConfig, 'total'> =
+  Object.freeze({
+    connect: 10_000,
+    headers: 60_000,
+    firstChunk: 600_000,
+    idle: 60_000,
+  });

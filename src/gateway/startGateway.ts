@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express from 'express';
+import { createChatClient, type ChatClientConfig } from '../client/createChatClient.js';
+import { AbortedError } from '../errors.js';
+import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
+import { startEmulator } from '../testing/startEmulator.js';
+import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
+
+/** A running gateway. */
+export interface RunningGateway {
+  /** `http://host:port` (no trailing slash). */
+  url: string;
+  /** The base URL of the in-process emulator, when the provider is `emulator`. */
+  emulatorUrl?: string;
+  /**
+   * Graceful shutdown: stop accepting connections, let requests in flight finish within `graceMs` (default 10000),
+   * then end the rest with an error frame (`aborted`), close every connection, the client and the emulator.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Options of {@link startGateway} beyond the environment's configuration. */
+export interface StartGatewayOptions {
+  /** Receives each request's log entry (default: one JSON line on stdout). */
+  log?: (entry: ChatRequestLog) => void;
+  /** Merged into the chat client's config (e.g. `headers` for an emulator scenario in tests). */
+  client?: Partial<ChatClientConfig>;
+}
+
+const PAGE_PATH = join(__dirname, 'public', 'index.html');
+
+/** What `GET /chat/sse` without `q` asks for: the spec's `new EventSource('/chat/sse')` then streams a demo answer. */
+const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Please introduce yourself in a few sentences.' }] };
+
+/**
+ * Starts the gateway: an Express app with the chat endpoints (`chatRouter`), `GET /healthz`, and the demo page at `/`,
+ * in front of the configured provider — or of the built-in emulator, started in-process, when the provider is
+ * `emulator`.
+ *
+ * @param config - The configuration (see `loadGatewayConfig`).
+ * @param options - Log sink and client overrides.
+ * @returns The running gateway, once it listens.
+ */
+export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
+  const emulator = config.provider === 'emulator' ? await startEmulator({ dialect: 'deepseek', seed: 1 }) : undefined;
+  const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
+  if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
+  if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
+  if (config.model !== undefined) clientConfig.model = config.model;
+  if (config.maxRetries !== undefined) clientConfig.retry = config.maxRetries;
+  clientConfig.timeouts = {};
+  if (config.firstChunkTimeoutMs !== undefined) clientConfig.timeouts.firstChunk = config.firstChunkTimeoutMs;
+  if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;
+  const client = createChatClient({ ...clientConfig, ...options.client });
+  const shutdown = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+  let closing = false;
+  const page = readFileSync(PAGE_PATH, 'utf8');
+  const log = options.log ?? ((entry: ChatRequestLog) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`));
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((_req, res, next) => {
+    if (closing) {
+      res.set('Connection', 'close').status(503).json({ error: { message: 'the gateway is shutting down', type: 'server_error', code: 'shutting_down' } });
+      return;
+    }
+    const ended = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    inFlight.add(ended);
+    void ended.then(() => inFlight.delete(ended));
+    next();
+  });
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', provider: config.provider }));
+  app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').send(page));
+  app.use(
+    chatRouter({
+      client,
+      ...(config.model === undefined ? {} : { model: config.model }),
+      apiKeys: config.gatewayKeys,
+      heartbeatMs: config.heartbeatMs,
+      demoRequest: DEMO_REQUEST,
+      secrets: config.apiKey === undefined ? [] : [config.apiKey],
+      signal: shutdown.signal,
+      log,
+    }),
+  );
+  app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closed: Promise<void> | undefined;
+
+  const close = async (graceMs = 10_000): Promise<void> => {
+    closing = true;
+    const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+    const settled = (): Promise<unknown> => Promise.all([...inFlight]);
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([settled(), new Promise((resolve) => (graceTimer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(graceTimer);
+    shutdown.abort(new AbortedError('the gateway is shutting down'));
+    await Promise.race([settled(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    clearInterval(idleSweep);
+    server.closeAllConnections();
+    await serverClosed;
+    await client.close();
+    await emulator?.close();
+  };
+  const gateway: RunningGateway = {
+    url: `http://${host}:${port}`,
+    close: (graceMs) => (closed ??= close(graceMs)),
+  };
+  if (emulator !== undefined) gateway.emulatorUrl = emulator.url;
+  return gateway;
+}

@@ -1,0 +1,72 @@
+/**
+ * A fast structural twin of the zod `ChatCompletionChunk` schema (`src/schemas/upstream.ts`) for JSON values: true
+ * exactly when the schema accepts `value` (then the schema's output equals `value`, except that an absent `choices`
+ * becomes `[]`). `decodeChunk` tries it first and lets zod produce the error only when it says no; a property test
+ * keeps the two in agreement. Keep it in step with the schema.
+ *
+ * @param value - A value from `JSON.parse`.
+ * @returns Whether the value has the shape of a chunk.
+ */
+export function matchesChunkShape(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  if (!nullishString(value.id) || !nullishString(value.object) || !nullishString(value.model)) return false;
+  if (!nullishString(value.system_fingerprint) || !nullishNumber(value.created) || !nullishUsage(value.usage))
+    return false;
+  const choices = value.choices;
+  if (choices === undefined) return true;
+  if (!Array.isArray(choices)) return false;
+  for (let i = 0; i < choices.length; i++) if (!isChoice(choices[i])) return false;
+  return true;
+}
+
+type Obj = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const nullishString = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string';
+const nullishNumber = (v: unknown): boolean =>
+  v === undefined || v === null || (typeof v === 'number' && Number.isFinite(v));
+const nullishIndex = (v: unknown): boolean =>
+  v === undefined || v === null || (Number.isSafeInteger(v) && (v as number) >= 0);
+
+function isChoice(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  if (!nullishIndex(v.index) || !nullishString(v.finish_reason) || !nullishUsage(v.usage)) return false;
+  const delta = v.delta;
+  if (delta === undefined || delta === null) return true;
+  if (!isObject(delta)) return false;
+  if (!nullishString(delta.role) || !nullishString(delta.content) || !nullishString(delta.reasoning_content))
+    return false;
+  const calls = delta.tool_calls;
+  if (calls === undefined || calls === null) return true;
+  if (!Array.isArray(calls)) return false;
+  for (let i = 0; i < calls.length; i++) if (!isToolCallDelta(calls[i])) return false;
+  return true;
+}
+
+function isToolCallDelta(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  if (!nullishIndex(v.index) || !nullishString(v.id) || !nullishString(v.type)) return false;
+  const fn = v.function;
+  if (fn === undefined || fn === null) return true;
+  return isObject(fn) && nullishString(fn.name) && nullishString(fn.arguments);
+}
+
+function nullishUsage(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (!isObject(v)) return false;
+  if (!nullishNumber(v.prompt_tokens) || !nullishNumber(v.completion_tokens) || !nullishNumber(v.total_tokens))
+    return false;
+  if (
+    !nullishNumber(v.prompt_cache_hit_tokens) ||
+    !nullishNumber(v.prompt_cache_miss_tokens) ||
+    !nullishNumber(v.cached_tokens)
+  )
+    return false;
+  return (
+    nullishDetails(v.prompt_tokens_details, 'cached_tokens') &&
+    nullishDetails(v.completion_tokens_details, 'reasoning_tokens')
+  );
+}
+
+const nullishDetails = (v: unknown, key: string): boolean =>
+  v === undefined || v === null || (isObject(v) && nullishNumber(v[key]));

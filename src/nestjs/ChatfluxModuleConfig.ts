@@ -1,0 +1,44 @@
+import type { ChatClient, ChatClientConfig } from '../client/createChatClient.js';
+
+/**
+ * Where the built-in controller serves `POST {prefix}/chat/json`, `{prefix}/chat/stream` and `{prefix}/chat/sse`.
+ * `true` serves them at the root (no prefix); `false` (or leaving `routes` out) registers no controller.
+ */
+export type ChatfluxRoutesConfig = boolean | { /** A path prefix such as `'api'` → `POST /api/chat/json`. */ prefix?: string };
+
+/**
+ * What `ChatfluxModule.forRoot()` takes (and what a `forRootAsync()` factory returns, `routes` and `global` aside).
+ * The endpoint options have the names and defaults of the Express router's `ChatRouterConfig`.
+ *
+ * ## Example
+ * ```ts
+ * ChatfluxModule.forRoot({
+ *   client: { provider: 'deepseek', apiKey: process.env.DEEPSEEK_API_KEY },
+ *   routes: { prefix: 'api' },
+ *   apiKeys: ['downstream-key-1'],
+ * });
+ * ```
+ */
+export interface ChatfluxModuleConfig {
+  /**
+   * The client to inject, or its config (given to `createChatClient`). A client the module created is closed when
+   * the module is destroyed; a client passed in is left to its owner.
+   */
+  client: ChatClient | ChatClientConfig;
+  /** Register the controller serving the three endpoints (default: none). Static: known before DI runs. */
+  routes?: ChatfluxRoutesConfig;
+  /** The model used when a request names none (otherwise the client's default applies). */
+  model?: string;
+  /** Accepted downstream Bearer keys (constant-time comparison); empty or absent: the endpoints are open. */
+  apiKeys?: readonly string[];
+  /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
+  bodyLimit?: number | string;
+  /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
+  heartbeatMs?: number;
+  /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */
+  secrets?: readonly string[];
+  /** Aborting it ends every response in flight with an error (graceful shutdown). */
+  signal?: AbortSignal;
+  /** Make `CHATFLUX_CLIENT` injectable in every module without importing `ChatfluxModule` again (default false). */
+  global?: boolean;
+}

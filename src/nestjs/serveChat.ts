@@ -1,0 +1,74 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { defer, switchMap, type Observable } from 'rxjs';
+import type { ChatClient } from '../client/createChatClient.js';
+import { RequestError } from '../errors.js';
+import { parseChatRequest } from '../express/parseChatRequest.js';
+import { toRequestError } from '../express/toRequestError.js';
+import { matchesBearerKey } from '../internal/matchesBearerKey.js';
+import type { WriteOutcome } from '../node/index.js';
+import { createDemandGate } from '../source/createDemandGate.js';
+import type { ChatfluxModuleConfig } from './ChatfluxModuleConfig.js';
+import type { ChatWireFormat } from './ChatWireFormat.js';
+import { rawResponse } from './rawResponse.js';
+import { readJsonBody } from './readJsonBody.js';
+import { writeChatWire } from './writeChatWire.js';
+
+/** What the built-in controller's handlers receive as `@Req()` (an Express request, or a Fastify request). */
+export interface ChatHttpRequest {
+  headers: IncomingHttpHeaders;
+  body?: unknown;
+  raw?: unknown;
+}
+
+/** `req.is('application/json')` of Express (type-is): a body must be present and its media type exactly JSON. */
+const isJsonBody = (headers: IncomingHttpHeaders): boolean => {
+  const length = headers['content-length'];
+  const hasBody = headers['transfer-encoding'] !== undefined || (length !== undefined && !Number.isNaN(Number(length)));
+  const type = headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  return hasBody && type === 'application/json';
+};
+
+/**
+ * Serves one request of the built-in controller in the order of the Express router: key (401), content type (415),
+ * body (413, 400), schema (400), then the client's result for `format` — all written by the node writers with the
+ * router's options, so every refusal has the router's status, message and error format.
+ */
+export function serveChat(
+  format: ChatWireFormat,
+  client: ChatClient,
+  config: ChatfluxModuleConfig,
+  request: ChatHttpRequest,
+  response: unknown,
+): Promise<WriteOutcome> {
+  const res = rawResponse(response);
+  const keys = (config.apiKeys ?? []).filter((key) => key !== '');
+  const bodyLimit = config.bodyLimit ?? '1mb';
+  const demand = createDemandGate();
+  const read = async (): Promise<unknown> => {
+    const authorization = request.headers.authorization;
+    if (keys.length > 0 && !matchesBearerKey(authorization, keys)) {
+      throw new RequestError('unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)');
+    }
+    if (!isJsonBody(request.headers)) {
+      throw new RequestError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)');
+    }
+    try {
+      return await readJsonBody(request, res, bodyLimit);
+    } catch (error) {
+      throw toRequestError(error, bodyLimit) ?? error;
+    }
+  };
+  const output: Observable<unknown> = defer(read).pipe(
+    switchMap((body) => {
+      const chat = parseChatRequest(body, config.model);
+      if (format === 'json') return client.json(chat, { demand });
+      return format === 'ndjson' ? client.stream(chat, { demand }) : client.sse(chat, { demand });
+    }),
+  );
+  return writeChatWire(format, res, output, {
+    demand,
+    secrets: [...keys, ...(config.secrets ?? [])],
+    ...(config.signal === undefined ? {} : { signal: config.signal }),
+    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+  });
+}

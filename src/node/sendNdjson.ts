@@ -1,0 +1,46 @@
+import type { ServerResponse } from 'node:http';
+import { formatNdjsonError } from '../internal/formatNdjsonError.js';
+import { formatNdjsonLine } from '../internal/formatNdjsonLine.js';
+import type { Flux } from '../types.js';
+import type { WireFormat } from './WireFormat.js';
+import type { WriteOutcome } from './WriteOutcome.js';
+import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
+
+/** Options of {@link sendNdjson}. NDJSON has no comment syntax, so there is no heartbeat. */
+export type SendNdjsonConfig = Omit<WriteResponseConfig, 'heartbeatMs'>;
+
+const NDJSON_FORMAT: WireFormat<unknown> = {
+  headers: {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    'X-Accel-Buffering': 'no',
+  },
+  streaming: true,
+  encode: (value) => formatNdjsonLine(value),
+  trailer: '',
+  encodeError: (body) => formatNdjsonError(body),
+};
+
+/**
+ * Streams a Flux as the `/chat/stream` response: one JSON object per line (`Transfer-Encoding: chunked`).
+ *
+ * 1. Headers (`Content-Type: application/json; charset=utf-8`, `Cache-Control: no-cache, no-transform`,
+ *    `Connection: keep-alive`, `X-Accel-Buffering: no`) are committed with the first line.
+ * 2. An error before the first line: a real HTTP status and the body `{"error":{…},"done":true}\n`. After it: that
+ *    line in-band, then the end of the response.
+ * 3. Backpressure through `config.demand`; the client's disconnect unsubscribes (aborts the upstream request).
+ *
+ * ## Example
+ * ```ts
+ * const demand = createDemandGate();
+ * await sendNdjson(res, client.stream(request, { demand }), { demand });
+ * ```
+ *
+ * @param res - A fresh `ServerResponse` (Express's `res` is one).
+ * @param flux - The values, one per line.
+ * @param config - Demand gate, abort signal, secrets to redact.
+ * @returns A promise of the {@link WriteOutcome}, settled when the response ended; it never rejects.
+ */
+export function sendNdjson<T>(res: ServerResponse, flux: Flux<T>, config: SendNdjsonConfig = {}): Promise<WriteOutcome> {
+  return writeResponse(res, flux, NDJSON_FORMAT as WireFormat<T>, config);
+}

@@ -1,0 +1,52 @@
+import type { ServerResponse } from 'node:http';
+import { formatSseError } from '../internal/formatSseError.js';
+import { formatSseEvent } from '../internal/formatSseEvent.js';
+import { isServerSentEvent } from '../internal/isServerSentEvent.js';
+import { SSE_DONE } from '../internal/sseDone.js';
+import type { Flux, ServerSentEvent } from '../types.js';
+import type { WireFormat } from './WireFormat.js';
+import type { WriteOutcome } from './WriteOutcome.js';
+import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
+
+/** Options of {@link sendSse}. */
+export type SendSseConfig = WriteResponseConfig;
+
+const SSE_FORMAT: WireFormat<unknown> = {
+  headers: {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    'X-Accel-Buffering': 'no',
+  },
+  streaming: true,
+  encode: (value) => formatSseEvent(isServerSentEvent(value) ? value : { data: value }),
+  trailer: SSE_DONE,
+  encodeError: (body) => formatSseError(body),
+  heartbeat: ': ping\n\n',
+};
+
+/**
+ * Streams a Flux as the `/chat/sse` response, ended by `data: [DONE]`: a plain value becomes `data: <json>`, a
+ * `serverSentEvent({...})` is written with its fields (`event`, `id`, `retry`, `comment`).
+ *
+ * 1. Headers (`Content-Type: text/event-stream; charset=utf-8`, `Cache-Control: no-cache, no-transform`,
+ *    `Connection: keep-alive`, `X-Accel-Buffering: no`) are committed with the first frame or the first heartbeat.
+ * 2. An error before that: a real HTTP status with `event: error` + `data: [DONE]` as the body. After it: the same
+ *    frames in-band, then the end of the response.
+ * 3. A `: ping` comment after `heartbeatMs` (default 15 s) of silence, also before the first frame (a provider's queue
+ *    phase), so proxies with idle cut-offs keep the stream.
+ * 4. Backpressure through `config.demand`; the client's disconnect unsubscribes (aborts the upstream request).
+ *
+ * ## Example
+ * ```ts
+ * const demand = createDemandGate();
+ * await sendSse(res, client.sse(request, { demand }), { demand, heartbeatMs: 10_000 });
+ * ```
+ *
+ * @param res - A fresh `ServerResponse` (Express's `res` is one).
+ * @param flux - The values or `ServerSentEvent`s (`client.sse()` gives the latter).
+ * @param config - Demand gate, abort signal, secrets to redact, heartbeat interval.
+ * @returns A promise of the {@link WriteOutcome}, settled when the response ended; it never rejects.
+ */
+export function sendSse<T>(res: ServerResponse, flux: Flux<T | ServerSentEvent<T>>, config: SendSseConfig = {}): Promise<WriteOutcome> {
+  return writeResponse(res, flux, SSE_FORMAT, config);
+}

@@ -1,0 +1,177 @@
+import type { ServerResponse } from 'node:http';
+import { Subscription, type Observable } from 'rxjs';
+import { AbortedError, ConfigError } from '../errors.js';
+import { toErrorResponse } from '../errorResponse.js';
+import type { DemandGate } from '../source/createDemandGate.js';
+import type { WireFormat } from './WireFormat.js';
+import type { WriteOutcome } from './WriteOutcome.js';
+
+// Kept for importers of the first layout (the NestJS adapter); new code imports './WriteOutcome.js'.
+export type { WriteOutcome } from './WriteOutcome.js';
+
+/** Options of {@link writeResponse} and of the `send*` writers. */
+export interface WriteResponseConfig {
+  /**
+   * The demand gate shared with the upstream source: closed when `res.write()` returns `false`, opened again on
+   * `'drain'` or `'close'`. Pass the same gate to the chat client so a slow client pauses the upstream read.
+   */
+  demand?: DemandGate;
+  /**
+   * Ends the response early: before the commit with the error status of `signal.reason` (an `AbortedError` when the
+   * reason is not an `Error`), after it with the in-band error frame. Used for graceful shutdown.
+   */
+  signal?: AbortSignal;
+  /** Literal secrets (API keys, gateway keys) to redact from error messages, whatever their shape. */
+  secrets?: readonly string[];
+  /** Silence (ms) after which the heartbeat is written, when the format has one; `0` disables. Default 15000. */
+  heartbeatMs?: number;
+  /** Called once with each value before it is written (logging, metrics). */
+  onValue?: (value: unknown) => void;
+}
+
+const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: () => void }).flush?.();
+
+/**
+ * Writes an Observable onto a `node:http` `ServerResponse` in a {@link WireFormat}: the shared core of
+ * `sendJson`, `sendNdjson` and `sendSse`.
+ *
+ * 1. The 200 headers are committed lazily, with the first value or the first heartbeat; an error before that gets a
+ *    real status from `toErrorResponse` (plus `Retry-After` on 429, `WWW-Authenticate` on 401) and the endpoint's
+ *    error body.
+ * 2. After the commit, an error is written in-band (`encodeError`) and the response ends.
+ * 3. When `res.write()` returns `false`, `demand.pause()`; `'drain'` or `'close'` resume it.
+ * 4. `'close'` of the response before its end unsubscribes from the source, which aborts the upstream request.
+ * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the socket is full).
+ * 6. `res.flush()` is called after each write when present (compression middleware).
+ *
+ * @param res - The response (Express's `res` is one). Nothing may have been written to it.
+ * @param source - The values to send; unsubscribed on disconnect, abort or end.
+ * @param format - The endpoint's wire format.
+ * @param config - Demand gate, abort signal, secrets, heartbeat interval.
+ * @returns A promise of the {@link WriteOutcome}, settled once the response has ended or the client went away.
+ */
+export function writeResponse<T>(
+  res: ServerResponse,
+  source: Observable<T>,
+  format: WireFormat<T>,
+  config: WriteResponseConfig = {},
+): Promise<WriteOutcome> {
+  const { demand, signal, secrets = [], heartbeatMs = 15_000, onValue } = config;
+  const started = performance.now();
+  return new Promise<WriteOutcome>((resolve) => {
+    let committed = false;
+    let done = false;
+    let values = 0;
+    let bytes = 0;
+    let firstValueMs: number | undefined;
+    let pending: { value: T } | undefined;
+    let heartbeat: ReturnType<typeof setTimeout> | undefined;
+    const subscription = new Subscription();
+
+    const resume = (): void => demand?.resume();
+    const settle = (result: WriteOutcome['result'], status: number, error?: unknown): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(heartbeat);
+      res.off('close', onClose);
+      res.off('drain', resume);
+      signal?.removeEventListener('abort', onAbort);
+      subscription.unsubscribe();
+      resume();
+      const outcome: WriteOutcome = { result, status, committed, values, bytes };
+      if (error !== undefined) outcome.error = error;
+      if (firstValueMs !== undefined) outcome.firstValueMs = firstValueMs;
+      resolve(outcome);
+    };
+    const commit = (extra: Record<string, string | number> = {}): void => {
+      if (committed) return;
+      committed = true;
+      const headers: Record<string, string | number> = { ...format.headers, ...extra };
+      if (format.streaming && res.shouldKeepAlive) headers['Connection'] = 'keep-alive';
+      res.writeHead(200, headers);
+    };
+    const armHeartbeat = (): void => {
+      if (format.heartbeat === undefined || heartbeatMs <= 0 || done) return;
+      clearTimeout(heartbeat);
+      heartbeat = setTimeout(() => {
+        if (!res.writableNeedDrain) write(format.heartbeat ?? '');
+        else armHeartbeat();
+      }, heartbeatMs);
+    };
+    const write = (text: string): void => {
+      commit();
+      bytes += Buffer.byteLength(text);
+      if (!res.write(text) && demand !== undefined && demand.isOpen) {
+        demand.pause();
+        res.once('drain', resume);
+      }
+      flush(res);
+      armHeartbeat();
+    };
+    const fail = (error: unknown): void => {
+      if (done) return;
+      const { status, body, retryAfterSeconds } = toErrorResponse(error, { secrets });
+      const text = format.encodeError(body);
+      if (committed || res.headersSent) {
+        bytes += Buffer.byteLength(text);
+        res.end(text);
+        return settle('failed', 200, error);
+      }
+      const headers: Record<string, string | number> = { ...format.headers, 'Content-Length': Buffer.byteLength(text) };
+      if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
+      if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+      bytes += Buffer.byteLength(text);
+      res.writeHead(status, headers).end(text);
+      settle('failed', status, error);
+    };
+    const onClose = (): void => {
+      if (!res.writableFinished) settle('disconnected', committed ? 200 : 0);
+    };
+    const onAbort = (): void => {
+      const reason: unknown = signal?.reason;
+      fail(reason instanceof Error ? reason : new AbortedError('the response was aborted by the server'));
+    };
+    const complete = (): void => {
+      if (done) return;
+      if (!format.streaming) {
+        if (pending === undefined) return fail(new ConfigError('sendJson expects a Mono (exactly one value); the source completed empty.'));
+        let text: string;
+        try {
+          text = format.encode(pending.value);
+        } catch (error) {
+          return fail(error);
+        }
+        commit({ 'Content-Length': Buffer.byteLength(text) });
+        bytes += Buffer.byteLength(text);
+        res.end(text);
+      } else {
+        if (format.trailer !== '') write(format.trailer);
+        res.end();
+      }
+      settle('completed', 200);
+    };
+    const next = (value: T): void => {
+      if (done) return;
+      firstValueMs ??= performance.now() - started;
+      values += 1;
+      let text: string | undefined;
+      try {
+        onValue?.(value);
+        if (format.streaming) text = format.encode(value);
+      } catch (error) {
+        return fail(error);
+      }
+      if (text !== undefined) return write(text);
+      if (pending !== undefined) return fail(new ConfigError('sendJson expects a Mono (exactly one value); the source emitted a second value.'));
+      pending = { value };
+    };
+
+    if (res.destroyed || res.writableEnded) return settle('disconnected', 0);
+    res.on('close', onClose);
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    armHeartbeat();
+    // Added to a closed Subscription (settled synchronously), the source's subscription is unsubscribed at once.
+    subscription.add(source.subscribe({ next, error: fail, complete }));
+  });
+}

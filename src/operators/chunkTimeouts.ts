@@ -1,0 +1,90 @@
+import {
+  asyncScheduler,
+  Observable,
+  tap,
+  type MonoTypeOperatorFunction,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
+import { TimeoutError, type TimeoutPhase } from '../errors.js';
+import type { DemandGate } from '../source/createDemandGate.js';
+
+/** Options of {@link chunkTimeouts}, in milliseconds; absent or `0` means no deadline. */
+export interface ChunkTimeoutsConfig {
+  /** From subscription to the first value. */
+  firstChunk?: number;
+  /** Between two values after the first. */
+  idle?: number;
+  /** From subscription to completion. */
+  total?: number;
+  /** While this gate is closed the consumer, not the upstream, is slow: a `firstChunk`/`idle` deadline that passes then is re-armed. */
+  demand?: DemandGate;
+  /** Where the timers run (default `asyncScheduler`; a `TestScheduler` runs them in virtual time). */
+  scheduler?: SchedulerLike;
+}
+
+/**
+ * Errors with a typed `TimeoutError` when the first value, the next value, or the end takes too long; the source is
+ * unsubscribed, which aborts the upstream request.
+ *
+ * Apply it to the chunk stream (after `decodeChunk`): SSE comments never reach it, so DeepSeek's `: keep-alive`
+ * lines reset neither deadline.
+ *
+ * ```text
+ * source:                                 ----a--b-------------
+ * chunkTimeouts({ firstChunk: 6, idle: 5 })
+ * result:                                 ----a--b----#         (TimeoutError 'idle')
+ *
+ * source:                                 --------------
+ * result:                                 ------#               (TimeoutError 'first_chunk')
+ * ```
+ *
+ * 1. No value within `firstChunk` of subscription → `TimeoutError('first_chunk')`.
+ * 2. After a value, no next value within `idle` → `TimeoutError('idle')` (the first value is not subject to `idle`).
+ * 3. Not complete within `total` of subscription → `TimeoutError('total')`.
+ * 4. With `demand`, a first-chunk or idle deadline that passes while the gate is closed starts over.
+ * 5. Values, errors and completion otherwise pass through; every timer is released on teardown.
+ *
+ * ## Example
+ * ```ts
+ * requestCompletion(req, cfg).pipe(parseSse(), decodeChunk(), chunkTimeouts({ firstChunk: 600_000, idle: 60_000 }));
+ * ```
+ *
+ * @param config - The deadlines, the demand gate and a scheduler.
+ * @returns An operator that mirrors the source within the deadlines.
+ */
+export function chunkTimeouts<T>(config: ChunkTimeoutsConfig): MonoTypeOperatorFunction<T> {
+  const scheduler = config.scheduler ?? asyncScheduler;
+  const firstChunk = positive(config.firstChunk);
+  const idle = positive(config.idle);
+  const total = positive(config.total);
+  if (firstChunk === undefined && idle === undefined && total === undefined) return (source) => source;
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      let deadline: Subscription | undefined;
+      const arm = (ms: number | undefined, phase: TimeoutPhase): void => {
+        deadline?.unsubscribe();
+        deadline =
+          ms === undefined
+            ? undefined
+            : scheduler.schedule(() => {
+                if (config.demand !== undefined && !config.demand.isOpen) arm(ms, phase);
+                else subscriber.error(new TimeoutError(phase, ms));
+              }, ms);
+      };
+      arm(firstChunk, 'first_chunk');
+      const whole =
+        total === undefined
+          ? undefined
+          : scheduler.schedule(() => subscriber.error(new TimeoutError('total', total)), total);
+      // Passing the subscriber itself keeps the unsubscription chain (a synchronous firehose sees `closed`).
+      source.pipe(tap(() => arm(idle, 'idle'))).subscribe(subscriber);
+      return () => {
+        deadline?.unsubscribe();
+        whole?.unsubscribe();
+      };
+    });
+}
+
+const positive = (value: number | undefined): number | undefined =>
+  value !== undefined && value > 0 && Number.isFinite(value) ? value : undefined;

@@ -1,0 +1,100 @@
+import { defer, retry, tap, throwError, timer, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
+import { ConfigError } from '../errors.js';
+import { computeRetryDelay } from '../internal/computeRetryDelay.js';
+import { isTransientError } from '../internal/isTransientError.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../internal/retryPolicy.js';
+
+/** What `onRetry` is told before each retry. */
+export interface RetryEvent {
+  /** 1 for the first retry. */
+  attempt: number;
+  /** The wait before it, in ms. */
+  delayMs: number;
+  /** The error that caused it. */
+  error: unknown;
+}
+
+/** Options of {@link retryOnTransient}: any field of {@link RetryPolicy} (defaults: {@link DEFAULT_RETRY_POLICY}) plus hooks. */
+export interface RetryOnTransientConfig extends Partial<RetryPolicy> {
+  /** Where the delays run (default `asyncScheduler`; a `TestScheduler` runs them in virtual time). */
+  scheduler?: SchedulerLike;
+  /** The jitter source, `[0, 1)` (default `Math.random`). */
+  random?: () => number;
+  /** Called before each retry (for logs and metrics). */
+  onRetry?: (event: RetryEvent) => void;
+  /** Decides transience instead of the policy's tables (the "only before the first value" rule still holds). */
+  isTransient?: (error: unknown) => boolean;
+}
+
+/**
+ * Re-subscribes to the source after a transient failure, but only while nothing has been emitted downstream.
+ *
+ * The intuition: a request that failed before it produced anything can be sent again; once a value went out, a
+ * retry would duplicate it, so the error surfaces.
+ *
+ * ```text
+ * source (1st):  --#              (503)
+ * source (2nd):        --#        (ECONNRESET)
+ * source (3rd):              --a--b--|
+ * result:        -------------a--b--|     (waits: jittered backoff, or the server's Retry-After)
+ *
+ * source:        --a--#           (reset after a value)
+ * result:        --a--#           (not retried: no duplicated content)
+ * ```
+ *
+ * 1. Retries what `isTransientError` accepts under the policy: `NetworkError`; `UpstreamHttpError` 408, 409, 429,
+ *    500, 502, 503, 504 or an overload type; connect/headers `TimeoutError`; … Never 400/401/402/403/404/422,
+ *    `AbortedError`, `StreamProtocolError`, `ToolCallError`.
+ * 2. Only while the current subscription has emitted nothing; afterwards every error passes through.
+ * 3. At most `count` retries (default 2). The wait is the server's hint (`retryAfterMs`) when it is at most
+ *    `maxRetryAfterMs`; a longer hint surfaces the error; without a hint, full-jitter exponential backoff capped at
+ *    `maxDelayMs`.
+ * 4. Waits run on `config.scheduler`; unsubscribing during a wait cancels it and sends no further request.
+ *
+ * ## Example
+ * ```ts
+ * requestCompletion(request, config).pipe(parseSse(), decodeChunk(), retryOnTransient({ count: 3 }));
+ * ```
+ *
+ * @param config - Policy overrides, a scheduler, a jitter source, a hook; or just the retry count.
+ * @returns An operator that mirrors the source with transient failures retried.
+ */
+export function retryOnTransient<T>(config: RetryOnTransientConfig | number = {}): MonoTypeOperatorFunction<T> {
+  const options: RetryOnTransientConfig = typeof config === 'number' ? { count: config } : config;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...stripUndefined(options) };
+  if (!Number.isInteger(policy.count) || policy.count < 0) {
+    throw new ConfigError(
+      `retryOnTransient: \`count\` must be a non-negative integer, got ${String(policy.count)}. Use 0 to disable retries.`,
+    );
+  }
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const random = options.random ?? Math.random;
+  const transient = options.isTransient ?? ((error: unknown) => isTransientError(error, policy));
+  if (policy.count === 0) return (source) => source;
+  return (source) =>
+    defer(() => {
+      let emitted = false;
+      return source.pipe(
+        tap(() => (emitted = true)),
+        retry({
+          count: policy.count,
+          delay: (error: unknown, attempt: number) => {
+            if (emitted || !transient(error)) return throwError(() => error);
+            const hint = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+            const delayMs = computeRetryDelay(attempt, typeof hint === 'number' ? hint : undefined, policy, random);
+            if (delayMs === undefined) return throwError(() => error);
+            options.onRetry?.({ attempt, delayMs, error });
+            return timer(delayMs, scheduler);
+          },
+        }),
+      );
+    });
+}
+
+function stripUndefined(options: RetryOnTransientConfig): Partial<RetryPolicy> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(DEFAULT_RETRY_POLICY) as Array<keyof RetryPolicy>)
+    if (options[key] !== undefined) out[key] = options[key];
+  return out as Partial<RetryPolicy>;
+}

@@ -1,0 +1,83 @@
+import { defer, map, reduce, type OperatorFunction } from 'rxjs';
+import { ConfigError } from '../errors.js';
+import { createOutputAccumulator } from '../internal/createOutputAccumulator.js';
+import type { LlmClientOutput, OutputMessage } from '../schemas/contract.js';
+import type { ChatCompletionChunk, ToolCall } from '../schemas/upstream.js';
+import type { ToOutputChunksConfig } from './toOutputChunks.js';
+
+/** Options of {@link toOutput}. */
+export type ToOutputConfig = ToOutputChunksConfig;
+
+/**
+ * Reduces upstream chunks to the contract's one answer: the body of `/chat/json` (a `Mono<LlmClientOutput>`).
+ *
+ * ```text
+ * source:     --a--b--c--|          a: "Hel", b: "lo", c: finish_reason "stop" + usage
+ * toOutput(): -----------(O|)       O: {id, model, created, message:{role:"assistant",content:"Hello"},
+ *                                       done:true, finish_reason:"stop", usage}
+ * ```
+ *
+ * 1. Emits exactly one value, when the source completes (after `[DONE]`), then completes.
+ * 2. `id`, `model` and `created` are the first ones the stream carried (`''`, `''` and the current Unix time when
+ *    it carried none). `message.content` is all the text (`''` when the model only called tools).
+ * 3. Optional extensions, present only when there is something to say: `message.reasoning_content` (all the
+ *    reasoning), `message.tool_calls` (assembled, ids verbatim), `finish_reason`, `usage` (counted once).
+ * 4. n > 1: only the choice `config.choice` (default 0) is kept, as in {@link toOutputChunks}.
+ * 5. Errors: `finish_reason: insufficient_system_resource` → {@link AnswerFailedError} at once; a source that
+ *    completes without any chunk → {@link StreamProtocolError} `stream_incomplete`; source errors pass through (a
+ *    stream cut before `[DONE]` is `decodeChunk`'s error).
+ * 6. Linear: text pieces are collected and joined once at the end; no snapshot per chunk.
+ *
+ * ## Example
+ * ```ts
+ * const answer: Mono<LlmClientOutput> = bytes$.pipe(parseSse(), decodeChunk(), toOutput());
+ * answer.subscribe((output) => res.json(output));
+ * ```
+ *
+ * @param config - `choice`: the choice to keep when n > 1.
+ * @returns An operator from upstream chunks to one `LlmClientOutput`.
+ * @throws ConfigError when `config.choice` is not a non-negative integer.
+ */
+export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatCompletionChunk, LlmClientOutput> {
+  const choice = config.choice ?? 0;
+  if (!Number.isInteger(choice) || choice < 0) {
+    throw new ConfigError(
+      `toOutput: \`choice\` must be a non-negative integer (a choice index), got ${String(choice)}.`,
+    );
+  }
+  return (source) =>
+    defer(() => {
+      const state = createOutputAccumulator(choice);
+      const content: string[] = [];
+      const reasoning: string[] = [];
+      let toolCalls: ToolCall[] | undefined;
+      return source.pipe(
+        reduce((count: number, chunk: ChatCompletionChunk) => {
+          const step = state.push(chunk);
+          if (step !== undefined) {
+            if (step.content !== '') content.push(step.content);
+            if (step.reasoning !== '') reasoning.push(step.reasoning);
+            if (step.toolCalls !== undefined) (toolCalls ??= []).push(...step.toolCalls);
+          }
+          return count + 1;
+        }, 0),
+        map((): LlmClientOutput => {
+          const last = state.finish();
+          if (last !== undefined) (toolCalls ??= []).push(...last);
+          const message: OutputMessage = { role: 'assistant', content: content.join('') };
+          if (reasoning.length > 0) message.reasoning_content = reasoning.join('');
+          if (toolCalls !== undefined) message.tool_calls = toolCalls;
+          const output: LlmClientOutput = {
+            id: state.id ?? '',
+            model: state.model ?? '',
+            created: state.created ?? Math.floor(Date.now() / 1000),
+            message,
+            done: true,
+          };
+          if (state.finishReason !== undefined) output.finish_reason = state.finishReason;
+          if (state.usage !== undefined) output.usage = state.usage;
+          return output;
+        }),
+      );
+    });
+}

@@ -1,0 +1,162 @@
+import { Observable, type Subscription } from 'rxjs';
+import { request as undiciRequest, type Dispatcher } from 'undici';
+import { AbortedError, StreamProtocolError } from '../errors.js';
+import type { ChatCompletionRequest } from '../schemas/index.js';
+import { parseErrorBody } from '../internal/parseErrorBody.js';
+import { readBodyText } from '../internal/readBodyText.js';
+import { redactSecrets } from '../internal/redactSecrets.js';
+import { toTransportError } from '../internal/toTransportError.js';
+import { toUpstreamHttpError } from '../internal/toUpstreamHttpError.js';
+import { truncate } from '../internal/truncate.js';
+import { DEFAULT_TIMEOUTS } from '../client/defaultTimeouts.js';
+import type { DemandGate } from './createDemandGate.js';
+import { fromBody } from './fromBody.js';
+
+/** Options of {@link requestCompletion}. */
+export interface RequestCompletionConfig {
+  /** The provider's base URL; the request goes to `{baseUrl}/chat/completions`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …`; never appears in errors. Omit for servers without auth. */
+  apiKey?: string;
+  /** The undici dispatcher (an `Agent` per client: keep-alive, connection limit, connect timeout). Default: undici's global one. */
+  dispatcher?: Dispatcher;
+  /** Extra request headers (they win over the defaults). */
+  headers?: Record<string, string>;
+  /** The sink's demand gate, passed to {@link fromBody}. */
+  demand?: DemandGate;
+  /** Aborting it aborts the request and errors with an `AbortedError`. */
+  signal?: AbortSignal;
+  /**
+   * undici deadlines for this request, in ms: `headers` (status line and headers; default 60 000) and `body`
+   * (between body bytes; default 0 = off, because chatflux's own first-chunk and idle timeouts govern the body).
+   * `connect` only names the dispatcher's connect timeout in the `TimeoutError` it causes.
+   */
+  timeouts?: { connect?: number; headers?: number; body?: number };
+  /** More literal secrets to scrub from error messages (the API key always is). */
+  secrets?: readonly string[];
+  /** The most of an error body that is read (default 64 KiB); the rest is discarded. */
+  maxErrorBodyBytes?: number;
+}
+
+const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/**
+ * POSTs a streaming chat completion and emits the raw bytes of its `text/event-stream` body.
+ *
+ * ```text
+ * subscribe:          ^
+ * POST ……………………… 200 text/event-stream
+ * requestCompletion:  -------[b1]--[b2]---[b3]|
+ * unsubscribe:        ^---------!          (the request is aborted, the socket closed)
+ * 429 / 5xx:          -------#              (UpstreamHttpError: status, provider message, retryAfterMs)
+ * ```
+ *
+ * 1. Cold: every subscription sends one request with its own `AbortController`; teardown aborts it.
+ * 2. The body sent is `request` with `stream: true` and `stream_options.include_usage: true`; headers
+ *    `Authorization: Bearer <apiKey>`, `Accept: text/event-stream`, `Content-Type: application/json`.
+ * 3. Non-2xx → `UpstreamHttpError` (status, the parsed DeepSeek/Moonshot error body or a truncated HTML page,
+ *    `retryAfterMs`); the error body is read up to `maxErrorBodyBytes`, then the body is destroyed.
+ * 4. 2xx with a content type other than `text/event-stream` → `StreamProtocolError('unexpected_content_type')`,
+ *    with the provider's message when the body is a JSON error.
+ * 5. Transport failures → `NetworkError` (cause attached); undici's connect/headers deadlines → `TimeoutError`.
+ * 6. `config.signal` aborted → `AbortedError`; `config.demand` paces the reading of the body.
+ *
+ * ## Example
+ * ```ts
+ * requestCompletion({ model: 'deepseek-chat', messages }, { baseUrl: 'https://api.deepseek.com', apiKey })
+ *   .pipe(parseSse(), decodeChunk())
+ *   .subscribe((chunk) => console.log(chunk.choices[0]?.delta?.content));
+ * ```
+ *
+ * @param request - The chat completion request (already validated).
+ * @param config - Where and how to send it.
+ * @returns A cold Observable of the response body's bytes.
+ */
+export function requestCompletion(
+  request: ChatCompletionRequest,
+  config: RequestCompletionConfig,
+): Observable<Uint8Array> {
+  return new Observable<Uint8Array>((subscriber) => {
+    const secrets = [...(config.apiKey === undefined ? [] : [config.apiKey]), ...(config.secrets ?? [])];
+    const timeouts = config.timeouts ?? {};
+    const controller = new AbortController();
+    const outer = config.signal;
+    let inner: Subscription | undefined;
+    let closed = false;
+    const onAbort = (): void => subscriber.error(new AbortedError('the request was aborted', { cause: outer?.reason }));
+    if (outer?.aborted) {
+      onAbort();
+      return;
+    }
+    outer?.addEventListener('abort', onAbort, { once: true });
+    const body = JSON.stringify({
+      ...request,
+      stream: true,
+      stream_options: { ...request.stream_options, include_usage: true },
+    });
+    const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    void undiciRequest(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...(config.apiKey === undefined || config.apiKey === '' ? {} : { authorization: `Bearer ${config.apiKey}` }),
+        ...config.headers,
+      },
+      body,
+      signal: controller.signal,
+      headersTimeout: timeouts.headers ?? DEFAULT_TIMEOUTS.headers,
+      bodyTimeout: timeouts.body ?? 0,
+      ...(config.dispatcher === undefined ? {} : { dispatcher: config.dispatcher }),
+    })
+      .then(
+        async (response) => {
+          if (closed) return void response.body.destroy();
+          const contentType = header(response.headers, 'content-type');
+          if (response.statusCode < 200 || response.statusCode > 299) {
+            const text = await readBodyText(response.body, config.maxErrorBodyBytes);
+            return subscriber.error(
+              toUpstreamHttpError({ status: response.statusCode, headers: response.headers, body: text }, secrets),
+            );
+          }
+          if (contentType !== undefined && !/^\s*text\/event-stream\b/i.test(contentType)) {
+            const text = await readBodyText(response.body, config.maxErrorBodyBytes);
+            const detail = parseErrorBody(text)?.message;
+            const message = `upstream answered ${response.statusCode} with content type ${truncate(contentType, 100)}, not text/event-stream${detail === undefined ? '' : `: ${detail}`}`;
+            return subscriber.error(
+              new StreamProtocolError('unexpected_content_type', redactSecrets(message, secrets), {
+                snippet: redactSecrets(truncate(text), secrets),
+              }),
+            );
+          }
+          inner = fromBody(response.body, config.demand === undefined ? {} : { demand: config.demand }).subscribe({
+            next: (chunk) => subscriber.next(chunk),
+            error: (error: unknown) =>
+              subscriber.error(toTransportError(error, { secrets, bodyTimeoutMs: timeouts.body ?? 0 })),
+            complete: () => subscriber.complete(),
+          });
+          if (closed) inner.unsubscribe();
+        },
+        (error: unknown) => {
+          if (closed) return;
+          subscriber.error(
+            toTransportError(error, {
+              secrets,
+              connectTimeoutMs: timeouts.connect ?? DEFAULT_TIMEOUTS.connect,
+              headersTimeoutMs: timeouts.headers ?? DEFAULT_TIMEOUTS.headers,
+            }),
+          );
+        },
+      )
+      .catch((error: unknown) => subscriber.error(toTransportError(error, { secrets })));
+    return () => {
+      closed = true;
+      outer?.removeEventListener('abort', onAbort);
+      inner?.unsubscribe();
+      controller.abort();
+    };
+  });
+}

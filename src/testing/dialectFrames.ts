@@ -1,0 +1,129 @@
+import type { AnswerPlan, PlannedChoice } from './planAnswer.js';
+import type { EmulatorDialect } from './EmulatorDialect.js';
+import { dialectUsage } from './dialectUsage.js';
+
+/** Options of {@link dialectFrames}. */
+export interface DialectFramesConfig {
+  /** The request's `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** Moonshot: omit `index` on tool-call fragments after the first one of a call. */
+  noToolIndex?: boolean;
+}
+
+interface Step {
+  delta: Record<string, unknown>;
+  finish?: string;
+  usage?: Record<string, unknown>;
+  completionTokens: number;
+}
+
+function* steps(
+  plan: AnswerPlan,
+  choice: PlannedChoice,
+  dialect: EmulatorDialect,
+  config: DialectFramesConfig,
+): Generator<Step> {
+  const deepseek = dialect === 'deepseek';
+  let reasoningTokens = 0;
+  let tokens = 0;
+  const step = (delta: Record<string, unknown>): Step => ({ delta, completionTokens: tokens });
+  yield step(
+    plan.reasoner
+      ? deepseek
+        ? { role: 'assistant', content: null, reasoning_content: '' }
+        : { role: 'assistant', content: '', reasoning_content: '' }
+      : dialect === 'openai'
+        ? { role: 'assistant', content: '', refusal: null }
+        : { role: 'assistant', content: '' },
+  );
+  for (const piece of choice.reasoning()) {
+    reasoningTokens++;
+    tokens++;
+    yield step(deepseek ? { content: null, reasoning_content: piece } : { reasoning_content: piece });
+  }
+  for (const piece of choice.content()) {
+    tokens++;
+    yield step(deepseek && plan.reasoner ? { content: piece, reasoning_content: null } : { content: piece });
+  }
+  for (const [k, call] of choice.toolCalls.entries()) {
+    yield step({
+      tool_calls: [{ index: k, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+    });
+    for (const piece of call.pieces) {
+      tokens++;
+      const index = dialect === 'moonshot' && config.noToolIndex ? {} : { index: k };
+      yield step({ tool_calls: [{ ...index, function: { arguments: piece } }] });
+    }
+  }
+  const final = deepseek ? (plan.reasoner ? { content: '', reasoning_content: null } : { content: '' }) : {};
+  const usage = dialectUsage(dialect, plan.promptTokens, tokens, plan.reasoner ? reasoningTokens : undefined);
+  yield { delta: final, finish: choice.finishReason, usage, completionTokens: tokens };
+}
+
+/**
+ * The `data:` payloads (JSON text, without `data: `) of a streamed answer in a provider's dialect, lazily.
+ *
+ * 1. First chunk `delta: {role: "assistant", content: ""}` (thinking models add `reasoning_content: ""`, DeepSeek
+ *    with `content: null`); reasoning first, then content or tool calls; a finishing chunk per choice.
+ * 2. DeepSeek: explicit `null`s, `logprobs: null`, `usage` on the finishing chunk, `"usage": null` on the others
+ *    when `include_usage`. Moonshot: omitted fields, `system_fingerprint` last, `delta: {}` and `usage` inside the
+ *    choice, then a `choices: []` usage chunk when `include_usage`. OpenAI: usage only in that last chunk.
+ * 3. n > 1 (Moonshot, OpenAI): choices interleaved one chunk at a time, each with its own finishing chunk.
+ * 4. Nothing is built ahead: a million-token answer costs the memory of one chunk.
+ *
+ * ## Example
+ * ```ts
+ * for (const json of dialectFrames(plan, 'moonshot', { includeUsage: true })) res.write(`data: ${json}\n\n`);
+ * ```
+ *
+ * @param plan - The answer, from `planAnswer`.
+ * @param dialect - The provider imitated.
+ * @param config - The request's streaming options.
+ * @returns An iterable of JSON texts (the `[DONE]` sentinel excluded).
+ */
+export function* dialectFrames(
+  plan: AnswerPlan,
+  dialect: EmulatorDialect,
+  config: DialectFramesConfig,
+): Generator<string> {
+  const { id, created, model, systemFingerprint } = plan;
+  const chunk = (choices: Record<string, unknown>[], usage?: Record<string, unknown> | null): string => {
+    const head = { id, object: 'chat.completion.chunk', created, model };
+    if (dialect === 'moonshot') {
+      return JSON.stringify({ ...head, choices, system_fingerprint: systemFingerprint, ...(usage ? { usage } : {}) });
+    }
+    const tier = dialect === 'openai' ? { service_tier: 'default' } : {};
+    const withUsage = usage !== undefined ? { usage } : config.includeUsage ? { usage: null } : {};
+    return JSON.stringify({ ...head, ...tier, system_fingerprint: systemFingerprint, choices, ...withUsage });
+  };
+  const iterators = plan.choices.map((choice) => ({ index: choice.index, it: steps(plan, choice, dialect, config) }));
+  let completionTokens = 0;
+  let active = iterators;
+  while (active.length > 0) {
+    const next: typeof active = [];
+    for (const entry of active) {
+      const result = entry.it.next();
+      if (result.done) continue;
+      next.push(entry);
+      const { delta, finish, usage } = result.value;
+      if (finish === undefined) {
+        yield chunk([
+          dialect === 'moonshot'
+            ? { index: entry.index, delta, finish_reason: null }
+            : { index: entry.index, delta, logprobs: null, finish_reason: null },
+        ]);
+        continue;
+      }
+      completionTokens += result.value.completionTokens;
+      if (dialect === 'moonshot') yield chunk([{ index: entry.index, delta, finish_reason: finish, usage }]);
+      else if (dialect === 'deepseek')
+        yield chunk([{ index: entry.index, delta, logprobs: null, finish_reason: finish }], usage);
+      else yield chunk([{ index: entry.index, delta, logprobs: null, finish_reason: finish }]);
+    }
+    active = next;
+  }
+  if (config.includeUsage && dialect !== 'deepseek') {
+    const reasoning = plan.reasoner ? 0 : undefined;
+    yield chunk([], dialectUsage(dialect, plan.promptTokens, completionTokens, reasoning));
+  }
+}

@@ -1,0 +1,192 @@
+import { ConfigError } from '../errors.js';
+
+/**
+ * The faults and shapes the upstream emulator applies to one request. Every field is optional; `{}` is a normal,
+ * healthy answer. Build one with {@link parseScenario} or write the object directly.
+ */
+export interface EmulatorScenario {
+  /** Answer with this HTTP status and the dialect's error body, before any stream byte. */
+  status?: number;
+  /** Wait hint in seconds: `Retry-After` (openai dialect) or the message text "please try again after N seconds" (moonshot). */
+  retryAfter?: number;
+  /** Wait hint in ms: `retry-after-ms` header (openai dialect only). */
+  retryAfterMs?: number;
+  /** Overrides the error body's `type`. */
+  errorType?: string;
+  /** Overrides the error body's `message`. */
+  errorMessage?: string;
+  /** Fail the first `count` attempts with `status`, then answer normally. */
+  failFirst?: { count: number; status: number };
+  /** Queue phase: after the headers, wait this long before the first `data:` (DeepSeek writes `: keep-alive` meanwhile). */
+  queueMs?: number;
+  /** Interval of the keep-alive comments during the queue phase (default 100 ms). */
+  keepAliveMs?: number;
+  /** Send nothing at all (not even headers) for this long. */
+  headersDelayMs?: number;
+  /** Milliseconds between two `data:` events. */
+  paceMs?: number;
+  /** After this many `data:` events, stop writing and keep the socket open. */
+  stallAfter?: number;
+  /** After this many `data:` events, end the response cleanly without `[DONE]`. */
+  eofAfter?: number;
+  /** After this many `data:` events, reset the TCP connection. */
+  resetAfter?: number;
+  /** Reset the TCP connection before sending any byte. */
+  resetBeforeHeaders?: boolean;
+  /** Write a line of truncated JSON after this many `data:` events (then go on). */
+  malformedJsonAt?: number;
+  /** Write an `event: error` frame after this many `data:` events, then end without `[DONE]`. */
+  errorEventAt?: number;
+  /** Write `data: {"error":…}` after this many `data:` events, then end without `[DONE]`. */
+  errorPayloadAt?: number;
+  /** Write a bare non-SSE line after this many `data:` events (then go on). */
+  bareLineAt?: number;
+  /** Write one extra content event whose data is about this many bytes long, after the first event. */
+  hugeEvent?: number;
+  /** Write a content event holding invalid UTF-8 bytes after this many `data:` events (then go on). */
+  invalidUtf8At?: number;
+  /** Write `data:` without the space. */
+  noSpace?: boolean;
+  /** End lines with CRLF instead of LF. */
+  crlf?: boolean;
+  /** The finish reason of the last chunk (`insufficient_system_resource`, `length`, `content_filter`, …). */
+  finish?: string;
+  /** Network chunking: write the stream in pieces of this many bytes, at these cumulative byte offsets, or at random (seeded) points. */
+  split?: number | number[] | 'random';
+  /** Pause between two network pieces when `split` is set (default 1 ms), so that the client reads them apart. */
+  splitDelayMs?: number;
+  /** Answer with an HTML error page from a "proxy" with this status (200 included). */
+  htmlStatus?: number;
+  /** Overrides the response's `Content-Type`. */
+  contentType?: string;
+  /** Length of the answer, in content pieces (generated lazily: 1e6 is fine). */
+  tokens?: number;
+  /** Moonshot: leave `index` out of tool-call fragments after the first one of each call. */
+  noToolIndex?: boolean;
+}
+
+type Setter = (scenario: EmulatorScenario, value: string | undefined, key: string) => void;
+
+const count = (value: string | undefined, key: string): number => {
+  if (value === undefined || !/^\d+$/.test(value.trim())) {
+    throw new ConfigError(`emulator scenario: "${key}" needs a non-negative integer, as in "${key}=3".`);
+  }
+  return Number(value.trim());
+};
+const flag = (value: string | undefined, key: string): true => {
+  if (value !== undefined) throw new ConfigError(`emulator scenario: "${key}" takes no value; write just "${key}".`);
+  return true;
+};
+const text = (value: string | undefined, key: string): string => {
+  if (value === undefined || value.trim() === '')
+    throw new ConfigError(`emulator scenario: "${key}" needs a value, as in "${key}=…".`);
+  return value.trim();
+};
+
+const SETTERS: Record<string, Setter> = {
+  status: (s, v, k) => (s.status = count(v, k)),
+  'retry-after': (s, v, k) => (s.retryAfter = count(v, k)),
+  'retry-after-ms': (s, v, k) => (s.retryAfterMs = count(v, k)),
+  'error-type': (s, v, k) => (s.errorType = text(v, k)),
+  'error-message': (s, v, k) => (s.errorMessage = text(v, k)),
+  'fail-first': (s, v, k) => {
+    const [times, status] = text(v, k).split(':');
+    s.failFirst = { count: count(times, k), status: status === undefined ? 503 : count(status, k) };
+  },
+  queue: (s, v, k) => (s.queueMs = count(v, k)),
+  'keep-alive': (s, v, k) => (s.keepAliveMs = Math.max(1, count(v, k))),
+  'headers-delay': (s, v, k) => (s.headersDelayMs = count(v, k)),
+  pace: (s, v, k) => (s.paceMs = count(v, k)),
+  'stall-after': (s, v, k) => (s.stallAfter = count(v, k)),
+  'eof-after': (s, v, k) => (s.eofAfter = count(v, k)),
+  'reset-after': (s, v, k) => (s.resetAfter = count(v, k)),
+  'reset-before-headers': (s, v, k) => (s.resetBeforeHeaders = flag(v, k)),
+  'malformed-json-at': (s, v, k) => (s.malformedJsonAt = count(v, k)),
+  'error-event-at': (s, v, k) => (s.errorEventAt = count(v, k)),
+  'error-payload-at': (s, v, k) => (s.errorPayloadAt = count(v, k)),
+  'bare-line-at': (s, v, k) => (s.bareLineAt = count(v, k)),
+  'huge-event': (s, v, k) => (s.hugeEvent = count(v, k)),
+  'invalid-utf8-at': (s, v, k) => (s.invalidUtf8At = count(v, k)),
+  'no-space': (s, v, k) => (s.noSpace = flag(v, k)),
+  crlf: (s, v, k) => (s.crlf = flag(v, k)),
+  finish: (s, v, k) => (s.finish = text(v, k)),
+  split: (s, v, k) => {
+    const value = text(v, k);
+    if (value === 'random') s.split = 'random';
+    else if (value.includes(',')) s.split = value.split(',').map((part) => count(part, k));
+    else s.split = Math.max(1, count(value, k));
+  },
+  'split-delay': (s, v, k) => (s.splitDelayMs = count(v, k)),
+  'html-status': (s, v, k) => (s.htmlStatus = count(v, k)),
+  'html-200': (s, v, k) => (s.htmlStatus = (flag(v, k), 200)),
+  'content-type': (s, v, k) => (s.contentType = text(v, k)),
+  tokens: (s, v, k) => (s.tokens = count(v, k)),
+  'no-tool-index': (s, v, k) => (s.noToolIndex = flag(v, k)),
+};
+
+/**
+ * Parses the emulator's scenario grammar into an {@link EmulatorScenario}.
+ *
+ * The same text is accepted in the `x-emulator-scenario` request header, after a `#` in the model name
+ * (`"deepseek-chat#queue=500;pace=5"`), in `startEmulator({ scenario })` and in `emulator.setScenario()`.
+ *
+ * ## Grammar
+ * ```text
+ * scenario := item (';' item)*        whitespace around items is ignored, empty items too
+ * item     := key | key '=' value
+ * ```
+ * "after k events" counts the `data:` events already written (comments excluded), so `…-at=0` comes first.
+ *
+ * | item | effect |
+ * |---|---|
+ * | `status=429` | that status with the dialect's error body, before any stream byte |
+ * | `retry-after=2` / `retry-after-ms=1500` | `Retry-After` / `retry-after-ms` headers (openai dialect); Moonshot writes "please try again after 2 seconds" in the message; DeepSeek ignores it |
+ * | `error-type=engine_overloaded_error` / `error-message=…` | override the error body's fields |
+ * | `fail-first=2:503` | the first 2 attempts fail with 503 (default status 503), the next succeed. Attempts are counted per emulator instance, per (scenario text, request body) pair; `emulator.resetAttempts()` restarts the count |
+ * | `queue=500` / `keep-alive=100` | after the headers, wait 500 ms before the first event; DeepSeek writes `: keep-alive` every 100 ms meanwhile (Moonshot stays silent) |
+ * | `headers-delay=2000` | send nothing at all for 2 s |
+ * | `pace=5` | 5 ms between events |
+ * | `stall-after=3` | after 3 events, go silent with the socket open |
+ * | `eof-after=3` | after 3 events, end the response cleanly without `[DONE]` |
+ * | `reset-after=3` / `reset-before-headers` | TCP reset after 3 events / before any byte |
+ * | `malformed-json-at=2` | a line of truncated JSON after 2 events, then the stream goes on |
+ * | `error-event-at=2` | `event: error` + `data: {"error":…}` after 2 events, then EOF without `[DONE]` |
+ * | `error-payload-at=2` | `data: {"error":…}` after 2 events, then EOF without `[DONE]` |
+ * | `bare-line-at=2` | a bare non-SSE line after 2 events, then the stream goes on |
+ * | `huge-event=10000000` | one extra content event of about 10 MB after the first event (written lazily) |
+ * | `invalid-utf8-at=2` | a content event with invalid UTF-8 bytes after 2 events, then the stream goes on |
+ * | `no-space` / `crlf` | `data:` without the space / CRLF line endings |
+ * | `finish=insufficient_system_resource` | the finish reason of the last chunk |
+ * | `split=random` / `split=7` / `split=10,25,26` | network chunking at seeded random points / every 7 bytes / at those byte offsets — also inside multi-byte characters; `split-delay=1` ms between pieces |
+ * | `html-status=502` / `html-200` | an nginx HTML error page with that status |
+ * | `content-type=application/json` | override the response's Content-Type (the body is unchanged) |
+ * | `tokens=20000` | an answer of 20000 content pieces, generated lazily (also header `x-emulator-tokens`) |
+ * | `no-tool-index` | Moonshot: tool-call fragments after the first omit `index` |
+ *
+ * ## Example
+ * ```ts
+ * parseScenario('fail-first=2:429; pace=5'); // { failFirst: { count: 2, status: 429 }, paceMs: 5 }
+ * ```
+ *
+ * @param text - The scenario text; `''` gives `{}`.
+ * @returns The parsed scenario.
+ * @throws ConfigError on an unknown key or a bad value, saying what is expected.
+ */
+export function parseScenario(text: string): EmulatorScenario {
+  const scenario: EmulatorScenario = {};
+  for (const raw of text.split(';')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    const key = (eq === -1 ? item : item.slice(0, eq)).trim().toLowerCase();
+    const value = eq === -1 ? undefined : item.slice(eq + 1);
+    const setter = SETTERS[key];
+    if (setter === undefined) {
+      throw new ConfigError(
+        `emulator scenario: unknown item "${key}". Known items: ${Object.keys(SETTERS).join(', ')}.`,
+      );
+    }
+    setter(scenario, value, key);
+  }
+  return scenario;
+}

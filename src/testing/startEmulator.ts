@@ -1,0 +1,333 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hashString } from '../internal/hashString.js';
+import { ChatCompletionRequest } from '../schemas/index.js';
+import type { EmulatorDialect } from './EmulatorDialect.js';
+import { dialectCompletion } from './dialectCompletion.js';
+import { dialectError } from './dialectError.js';
+import { dialectFrames } from './dialectFrames.js';
+import { parseScenario, type EmulatorScenario } from './parseScenario.js';
+import { planAnswer } from './planAnswer.js';
+import { streamAnswer, type StreamProgress } from './streamAnswer.js';
+
+/** Options of {@link startEmulator}. */
+export interface EmulatorConfig {
+  /** The provider imitated (default `'deepseek'`). */
+  dialect?: EmulatorDialect;
+  /** Seed of the deterministic answers (default 0). */
+  seed?: number;
+  /** Port to listen on (default 0: an ephemeral port). */
+  port?: number;
+  /** Interface to listen on (default `'127.0.0.1'`). */
+  host?: string;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>` (else 401 in the dialect's shape). */
+  apiKey?: string;
+  /** Default scenario of every request (grammar of `parseScenario`), overridden item by item per request. */
+  scenario?: string | EmulatorScenario;
+  /** Default milliseconds between two streamed events (default 0). */
+  paceMs?: number;
+}
+
+/** What the emulator received, and what became of it. */
+export interface EmulatorRequest extends StreamProgress {
+  /** 1, 2, … in arrival order. */
+  seq: number;
+  method: string;
+  path: string;
+  /** Request headers; `authorization` is masked. */
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (`undefined` when it was not JSON). */
+  body: unknown;
+  /** The effective scenario. */
+  scenario: EmulatorScenario;
+  /** The status answered (0 while none). */
+  status: number;
+  /** The client went away before the response was complete (not counting faults the emulator injected). */
+  closedEarly: boolean;
+  /** The response was written to the end. */
+  completed: boolean;
+  /** Resolves when the response is over, either way. */
+  closed: Promise<void>;
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL including `/v1`: `${url}/chat/completions` is the endpoint. */
+  readonly url: string;
+  readonly port: number;
+  /** Every request received, in order. */
+  readonly requests: EmulatorRequest[];
+  /** How many requests the client abandoned before their response was complete. */
+  readonly aborted: number;
+  /** The default scenario in force. */
+  readonly scenario: EmulatorScenario;
+  /** Replaces the default scenario (text or object); no argument resets it. */
+  setScenario(scenario?: string | EmulatorScenario): void;
+  /** Restarts the attempt counters of `fail-first`. */
+  resetAttempts(): void;
+  /** Resolves with the first request (past or future) matching `predicate`. */
+  waitForRequest(predicate?: (request: EmulatorRequest) => boolean): Promise<EmulatorRequest>;
+  /** Destroys every connection and stops listening. */
+  close(): Promise<void>;
+}
+
+const HTML = (status: number): string =>
+  `<html>\r\n<head><title>${status} Bad Gateway</title></head>\r\n<body>\r\n<center><h1>${status} Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+
+const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+
+/**
+ * Starts an OpenAI-compatible upstream emulator speaking the Moonshot, DeepSeek or OpenAI dialect, with fault injection.
+ *
+ * 1. A real `node:http` server serving `POST /v1/chat/completions` (and `/chat/completions`): `stream: true` gives
+ *    SSE ending in `data: [DONE]`, otherwise one `chat.completion` JSON — byte-faithful to the dialect.
+ * 2. Answers are a pure function of the request and `seed` (`planAnswer`): the same request gives the same bytes.
+ * 3. Faults per request: header `x-emulator-scenario`, a `#scenario` suffix of the model name, or the default
+ *    scenario (`config.scenario`, `setScenario`); items of later sources win. Grammar: `parseScenario`.
+ *    `x-emulator-tokens: N` asks for a long answer. `fail-first` counts attempts per emulator instance and per
+ *    (scenario text, request body) pair.
+ * 4. Backpressure and cancellation: a slow reader pauses the generation; a client that goes away stops it at once,
+ *    clears its timers and is recorded (`request.closedEarly`, `emulator.aborted`).
+ *
+ * ## Example
+ * ```ts
+ * const emulator = await startEmulator({ dialect: 'moonshot', seed: 1 });
+ * const client = new OpenAI({ baseURL: emulator.url, apiKey: 'test' });
+ * const stream = await client.chat.completions.create(
+ *   { model: 'moonshot-v1-8k', messages: [{ role: 'user', content: '你好' }], stream: true },
+ *   { headers: { 'x-emulator-scenario': 'pace=5;eof-after=3' } },
+ * );
+ * await emulator.close();
+ * ```
+ *
+ * @param config - Dialect, seed, port, key and default scenario.
+ * @returns The running emulator, once it listens.
+ */
+export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulator> {
+  const dialect = config.dialect ?? 'deepseek';
+  const seed = config.seed ?? 0;
+  const toScenario = (s: string | EmulatorScenario | undefined): EmulatorScenario =>
+    typeof s === 'string' ? parseScenario(s) : { ...(s ?? {}) };
+  let defaults: EmulatorScenario = {
+    ...(config.paceMs ? { paceMs: config.paceMs } : {}),
+    ...toScenario(config.scenario),
+  };
+  let attempts = new Map<string, number>();
+  const requests: EmulatorRequest[] = [];
+  const waiters: Array<{ predicate: (r: EmulatorRequest) => boolean; resolve: (r: EmulatorRequest) => void }> = [];
+  let aborted = 0;
+  let closing = false;
+  const notify = (record: EmulatorRequest): void => {
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(record)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(record);
+      }
+    }
+  };
+
+  const handle = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: EmulatorRequest,
+    signal: AbortSignal,
+  ): Promise<void> => {
+    const send = (status: number, headers: Record<string, string>, body: string): void => {
+      record.status = status;
+      res.writeHead(status, headers).end(body);
+    };
+    const fail = (status: number, message?: string, scenario: EmulatorScenario = {}): void => {
+      const error = dialectError(dialect, status, {
+        ...(message !== undefined ? { message } : {}),
+        ...(scenario.errorMessage !== undefined ? { message: scenario.errorMessage } : {}),
+        ...(scenario.errorType !== undefined ? { type: scenario.errorType } : {}),
+        ...(scenario.retryAfter !== undefined ? { retryAfter: scenario.retryAfter } : {}),
+        ...(scenario.retryAfterMs !== undefined ? { retryAfterMs: scenario.retryAfterMs } : {}),
+      });
+      send(error.status, error.headers, error.body);
+    };
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path !== '/v1/chat/completions' && path !== '/chat/completions') return fail(404, `Not found: ${path}`);
+    if (req.method !== 'POST') return fail(405, `Method ${req.method} not allowed; use POST`);
+    const raw = await readBody(req);
+    try {
+      record.body = JSON.parse(raw);
+    } catch {
+      record.body = undefined;
+    }
+    notify(record);
+    const model = (record.body as { model?: unknown } | undefined)?.model;
+    const suffix = typeof model === 'string' && model.includes('#') ? model.slice(model.indexOf('#') + 1) : '';
+    const header = req.headers['x-emulator-scenario'];
+    const tokens = req.headers['x-emulator-tokens'];
+    let scenario: EmulatorScenario;
+    try {
+      scenario = {
+        ...defaults,
+        ...parseScenario(suffix),
+        ...parseScenario(Array.isArray(header) ? header.join(';') : (header ?? '')),
+        ...(typeof tokens === 'string' ? parseScenario(`tokens=${tokens}`) : {}),
+      };
+    } catch (error) {
+      return fail(400, (error as Error).message);
+    }
+    record.scenario = scenario;
+    if (scenario.resetBeforeHeaders) {
+      record.closedByFault = true;
+      res.socket?.resetAndDestroy();
+      return;
+    }
+    if (scenario.headersDelayMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, scenario.headersDelayMs);
+        function done(): void {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done);
+      });
+      if (signal.aborted) return;
+    }
+    if (config.apiKey !== undefined && req.headers.authorization !== `Bearer ${config.apiKey}`) return fail(401);
+    if (record.body === undefined) return fail(400, 'Invalid request: the body is not valid JSON');
+    const parsed = ChatCompletionRequest.safeParse(record.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.join('.') || 'body';
+      const range =
+        (issue?.code === 'too_big' || issue?.code === 'too_small') &&
+        (issue as { origin?: string }).origin === 'number';
+      return fail(
+        dialect === 'deepseek' && range ? 422 : 400,
+        `Invalid request: ${where}: ${issue?.message ?? 'invalid'}`,
+      );
+    }
+    if (scenario.failFirst !== undefined) {
+      const key = `${JSON.stringify(scenario.failFirst)}\n${header ?? ''}\n${raw}`;
+      const attempt = (attempts.get(key) ?? 0) + 1;
+      attempts.set(key, attempt);
+      if (attempt <= scenario.failFirst.count) return fail(scenario.failFirst.status, undefined, scenario);
+    }
+    if (scenario.status !== undefined && scenario.status >= 300) return fail(scenario.status, undefined, scenario);
+    if (scenario.htmlStatus !== undefined) {
+      return send(
+        scenario.htmlStatus,
+        { 'content-type': scenario.contentType ?? 'text/html' },
+        HTML(scenario.htmlStatus),
+      );
+    }
+    const request = parsed.data;
+    const plan = planAnswer(request, {
+      dialect,
+      seed,
+      ...(scenario.tokens !== undefined ? { tokens: scenario.tokens } : {}),
+      ...(scenario.finish !== undefined ? { finish: scenario.finish } : {}),
+    });
+    if (request.stream !== true) {
+      return send(
+        200,
+        { 'content-type': scenario.contentType ?? 'application/json' },
+        dialectCompletion(plan, dialect),
+      );
+    }
+    record.status = 200;
+    const head = JSON.stringify({
+      id: plan.id,
+      object: 'chat.completion.chunk',
+      created: plan.created,
+      model: plan.model,
+    });
+    await streamAnswer({
+      res,
+      dialect,
+      scenario,
+      signal,
+      progress: record,
+      seed: hashString(raw, seed),
+      chunkHead: `${head.slice(0, -1)},`,
+      frames: dialectFrames(plan, dialect, {
+        includeUsage: request.stream_options?.include_usage === true,
+        ...(scenario.noToolIndex ? { noToolIndex: true } : {}),
+      }),
+    });
+  };
+
+  const server = createServer((req, res) => {
+    const controller = new AbortController();
+    let markClosed!: () => void;
+    const record: EmulatorRequest = {
+      seq: requests.length + 1,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: { ...req.headers, ...(req.headers.authorization ? { authorization: 'Bearer ***' } : {}) },
+      body: undefined,
+      scenario: {},
+      status: 0,
+      framesWritten: 0,
+      bytesWritten: 0,
+      waitingForDrain: false,
+      closedByFault: false,
+      closedEarly: false,
+      completed: false,
+      closed: new Promise<void>((resolve) => (markClosed = resolve)),
+    };
+    requests.push(record);
+    notify(record);
+    res.on('close', () => {
+      record.completed = res.writableFinished;
+      if (!res.writableFinished && !record.closedByFault && !closing) {
+        record.closedEarly = true;
+        aborted++;
+      }
+      controller.abort();
+      markClosed();
+    });
+    handle(req, res, record, controller.signal).catch((error: unknown) => {
+      if (!res.headersSent) {
+        const body = dialectError(dialect, 500, { message: `emulator failure: ${(error as Error).message}` });
+        res.writeHead(500, body.headers).end(body.body);
+      } else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port ?? 0, config.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host ?? '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
+    port,
+    requests,
+    get aborted() {
+      return aborted;
+    },
+    get scenario() {
+      return defaults;
+    },
+    setScenario(scenario) {
+      defaults = { ...(config.paceMs ? { paceMs: config.paceMs } : {}), ...toScenario(scenario) };
+    },
+    resetAttempts() {
+      attempts = new Map();
+    },
+    waitForRequest(predicate = () => true) {
+      const found = requests.find(predicate);
+      return found ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ predicate, resolve }));
+    },
+    close() {
+      closing = true;
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

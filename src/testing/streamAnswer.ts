@@ -1,0 +1,177 @@
+import type { ServerResponse } from 'node:http';
+import { createSeededRandom } from '../internal/createSeededRandom.js';
+import type { EmulatorDialect } from './EmulatorDialect.js';
+import type { EmulatorScenario } from './parseScenario.js';
+import { dialectError } from './dialectError.js';
+
+/** What the writer reports while it streams (the emulator's request record). */
+export interface StreamProgress {
+  framesWritten: number;
+  bytesWritten: number;
+  waitingForDrain: boolean;
+  /** Set by the writer when it closed the connection on purpose (a fault), so it is not counted as a client abort. */
+  closedByFault: boolean;
+}
+
+/** Everything {@link streamAnswer} needs. */
+export interface StreamAnswerContext {
+  res: ServerResponse;
+  dialect: EmulatorDialect;
+  scenario: EmulatorScenario;
+  /** The `data:` payloads, lazily. */
+  frames: Iterable<string>;
+  /** Start of a chunk object (`{"id":…,"model":…,`) for injected events. */
+  chunkHead: string;
+  /** Seed of the random network splits. */
+  seed: number;
+  /** Aborted when the client goes away: stop at once. */
+  signal: AbortSignal;
+  progress: StreamProgress;
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+
+/**
+ * Writes an SSE answer with the scenario's faults, honouring backpressure and cancellation.
+ *
+ * 1. Headers first (`text/event-stream`), then the queue phase (`: keep-alive` comments for DeepSeek), then one
+ *    `data:` event per frame, paced, then `data: [DONE]`.
+ * 2. `res.write()` returning `false` suspends the generation until `'drain'`: a slow reader pauses the emulator,
+ *    and frames are produced one at a time, so memory stays bounded.
+ * 3. When `signal` aborts (the client closed), every timer is cleared and nothing more is written.
+ *
+ * @param ctx - Response, frames, scenario and progress record.
+ * @returns Resolves when the answer is written, cut by a fault, or abandoned by the client.
+ */
+export async function streamAnswer(ctx: StreamAnswerContext): Promise<void> {
+  const { res, scenario, signal, progress } = ctx;
+  const eol = scenario.crlf ? '\r\n' : '\n';
+  const data = scenario.noSpace ? 'data:' : 'data: ';
+  const rng = createSeededRandom(ctx.seed);
+  const offsets = Array.isArray(scenario.split) ? [...scenario.split].sort((a, b) => a - b) : [];
+  let nextCut = 0;
+  const cutAfter = (offset: number): number => {
+    const split = scenario.split;
+    if (split === 'random') return offset + 1 + rng.int(rng.next() < 0.5 ? 4 : 96);
+    if (typeof split === 'number') return (Math.floor(offset / split) + 1) * split;
+    return offsets.find((o) => o > offset) ?? Infinity;
+  };
+
+  const drain = (): Promise<void> =>
+    new Promise((resolve) => {
+      progress.waitingForDrain = true;
+      const done = (): void => {
+        progress.waitingForDrain = false;
+        res.off('drain', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      res.on('drain', done);
+      signal.addEventListener('abort', done);
+    });
+  const put = async (chunk: Buffer): Promise<void> => {
+    if (signal.aborted || res.destroyed) return;
+    progress.bytesWritten += chunk.length;
+    if (!res.write(chunk)) await drain();
+  };
+  const write = async (text: string | Buffer): Promise<void> => {
+    let buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+    if (scenario.split === undefined) return put(buf);
+    while (buf.length > 0 && !signal.aborted) {
+      const start = progress.bytesWritten;
+      if (nextCut <= start) nextCut = cutAfter(start);
+      const size = Math.min(buf.length, nextCut - start);
+      await put(buf.subarray(0, size));
+      buf = buf.subarray(size);
+      if (progress.bytesWritten >= nextCut) await sleep(scenario.splitDelayMs ?? 1, signal);
+    }
+  };
+  const errorJson = (): string => dialectError(ctx.dialect, 500).body;
+
+  res.writeHead(200, {
+    'content-type':
+      scenario.contentType ?? (ctx.dialect === 'moonshot' ? 'text/event-stream' : 'text/event-stream; charset=utf-8'),
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...(ctx.dialect === 'deepseek' ? { 'x-accel-buffering': 'no' } : {}),
+  });
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+
+  if (scenario.queueMs !== undefined && scenario.queueMs > 0) {
+    const until = Date.now() + scenario.queueMs;
+    while (!signal.aborted && Date.now() < until) {
+      await sleep(Math.min(scenario.keepAliveMs ?? 100, until - Date.now()), signal);
+      if (ctx.dialect === 'deepseek' && !signal.aborted) await write(`: keep-alive${eol}${eol}`);
+    }
+  }
+
+  /** Applies the faults placed "after k events"; true when the stream must stop here. */
+  const faultsAt = async (k: number): Promise<boolean> => {
+    if (scenario.stallAfter === k) {
+      await new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve()),
+      );
+      return true;
+    }
+    if (scenario.resetAfter === k) {
+      progress.closedByFault = true;
+      res.socket?.resetAndDestroy();
+      return true;
+    }
+    if (scenario.eofAfter === k) return end();
+    if (scenario.malformedJsonAt === k)
+      await write(`${data}${ctx.chunkHead}"choices":[{"index":0,"delta":{"content":"cut${eol}${eol}`);
+    if (scenario.bareLineAt === k) await write(`this is not an SSE line${eol}`);
+    if (scenario.invalidUtf8At === k) {
+      await write(
+        Buffer.concat([
+          Buffer.from(`${data}${ctx.chunkHead}"choices":[{"index":0,"delta":{"content":"`),
+          Buffer.from([0xc3, 0x28, 0xff, 0xfe]),
+          Buffer.from(`"},"finish_reason":null}]}${eol}${eol}`),
+        ]),
+      );
+    }
+    if (scenario.hugeEvent !== undefined && k === 1) {
+      await write(`${data}${ctx.chunkHead}"choices":[{"index":0,"delta":{"content":"`);
+      const slice = 'x'.repeat(65536);
+      for (let left = scenario.hugeEvent; left > 0 && !signal.aborted; left -= slice.length)
+        await write(slice.slice(0, left));
+      await write(`"},"finish_reason":null}]}${eol}${eol}`);
+    }
+    if (scenario.errorEventAt === k) {
+      await write(`event: error${eol}${data}${errorJson()}${eol}${eol}`);
+      return end();
+    }
+    if (scenario.errorPayloadAt === k) {
+      await write(`${data}${errorJson()}${eol}${eol}`);
+      return end();
+    }
+    return signal.aborted;
+  };
+  const end = (): true => {
+    if (!signal.aborted) res.end();
+    return true;
+  };
+
+  for (const frame of ctx.frames) {
+    if (signal.aborted || (await faultsAt(progress.framesWritten))) return;
+    if (scenario.paceMs && progress.framesWritten > 0) await sleep(scenario.paceMs, signal);
+    if (signal.aborted) return;
+    progress.framesWritten++;
+    await write(`${data}${frame}${eol}${eol}`);
+  }
+  if (signal.aborted || (await faultsAt(progress.framesWritten))) return;
+  await write(`${data}[DONE]${eol}${eol}`);
+  end();
+}

@@ -1,0 +1,391 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { inspect } from 'node:util';
+import { lastValueFrom, take, toArray } from 'rxjs';
+import {
+  isConfigError,
+  isNetworkError,
+  isRequestError,
+  isTimeoutError,
+  isUpstreamHttpError,
+  type UpstreamHttpError,
+} from '../../src/errors';
+import { createChatClient, type ChatClient, type ChatClientConfig } from '../../src/client/createChatClient';
+import { DEFAULT_TIMEOUTS } from '../../src/client/defaultTimeouts';
+import { PROVIDERS } from '../../src/client/providers';
+import { startServer, type TestServer } from '../helpers/startServer';
+
+const KEY = 'sk-live-supersecret-0123456789';
+const MESSAGES = [{ role: 'user' as const, content: '你好' }];
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const frame = (content: string, extra: Record<string, unknown> = {}): string =>
+  `data: ${JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 1767867407,
+    model: 'deepseek-chat',
+    choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
+    ...extra,
+  })}\n\n`;
+const FINISH = `data: ${JSON.stringify({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 1767867407,
+  model: 'deepseek-chat',
+  choices: [{ index: 0, delta: { content: '' }, logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 },
+})}\n\n`;
+const ANSWER = [frame('你'), frame('好'), FINISH, 'data: [DONE]\n\n'];
+const sse = (res: ServerResponse): void => void res.writeHead(200, { 'content-type': 'text/event-stream' });
+const answerWith = (res: ServerResponse, frames = ANSWER): void => {
+  sse(res);
+  res.end(frames.join(''));
+};
+const failure = <T>(source: import('rxjs').Observable<T>): Promise<unknown> =>
+  lastValueFrom(source).then(
+    () => {
+      throw new Error('expected an error');
+    },
+    (error: unknown) => error,
+  );
+
+describe('createChatClient', () => {
+  let server: TestServer;
+  let client: ChatClient;
+  let bodies: unknown[];
+  let socketClosedAt: Promise<number>;
+  const serve = async (handler: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<void> => {
+    bodies = [];
+    server = await startServer((req, res) => {
+      socketClosedAt = new Promise((resolve) => req.socket.once('close', () => resolve(Date.now())));
+      let data = '';
+      req.on('data', (chunk: Buffer) => (data += chunk.toString()));
+      req.on('end', () => {
+        bodies.push(JSON.parse(data));
+        handler(req, res, server.requests.length);
+      });
+    });
+  };
+  const make = (config: Partial<ChatClientConfig> = {}): ChatClient =>
+    (client = createChatClient({
+      provider: 'deepseek',
+      baseUrl: server.url,
+      apiKey: KEY,
+      retry: { baseDelayMs: 10, maxDelayMs: 20 },
+      ...config,
+    }));
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  describe('the four results', () => {
+    beforeEach(() => serve((_req, res) => answerWith(res)));
+
+    it('json: one LlmClientOutput, with the preset model filled in', async () => {
+      const output = await lastValueFrom(make().json({ messages: MESSAGES }).pipe(toArray()));
+      expect(output).toHaveLength(1);
+      expect(output[0]).toMatchObject({
+        id: 'c1',
+        model: 'deepseek-chat',
+        message: { role: 'assistant', content: '你好' },
+        done: true,
+      });
+      expect(bodies[0]).toMatchObject({
+        model: 'deepseek-chat',
+        messages: MESSAGES,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+    });
+
+    it('stream: the contract chunks, the last one done', async () => {
+      const chunks = await lastValueFrom(
+        make().stream({ messages: MESSAGES, model: 'deepseek-reasoner' }).pipe(toArray()),
+      );
+      expect(chunks.map((c) => c.message.content).join('')).toBe('你好');
+      expect(chunks.at(-1)?.done).toBe(true);
+      expect(chunks.map((c) => c.index)).toEqual(chunks.map((_c, i) => i));
+      expect(bodies[0]).toMatchObject({ model: 'deepseek-reasoner' });
+    });
+
+    it('sse: the same chunks as ServerSentEvents', async () => {
+      const events = await lastValueFrom(make().sse({ messages: MESSAGES }).pipe(toArray()));
+      expect(events.map((e) => e.data?.message.content).join('')).toBe('你好');
+      expect(events.at(-1)?.data?.done).toBe(true);
+    });
+
+    it('chunks: the upstream chunks', async () => {
+      const chunks = await lastValueFrom(make().chunks({ messages: MESSAGES }).pipe(toArray()));
+      expect(chunks).toHaveLength(3);
+      expect(chunks[2]?.usage?.total_tokens).toBe(13);
+    });
+
+    it('accepts a full ChatCompletionRequest with provider options, forwarded as is', async () => {
+      await lastValueFrom(
+        make().json({
+          model: 'deepseek-chat',
+          messages: MESSAGES,
+          stream: false,
+          thinking: { type: 'enabled' },
+        } as never),
+      );
+      expect(bodies[0]).toMatchObject({ stream: true, thinking: { type: 'enabled' } });
+    });
+  });
+
+  describe('validation before anything is sent', () => {
+    beforeEach(() => serve((_req, res) => answerWith(res)));
+
+    it('an invalid request is a RequestError with issues, and no request reaches the server', async () => {
+      const error = await failure(make().json({ messages: [] } as never));
+      expect(isRequestError(error)).toBe(true);
+      expect((error as { code: string }).code).toBe('invalid_request');
+      expect((error as { issues: string[] }).issues.join('\n')).toContain('messages');
+      const bad = await failure(make().stream({ messages: MESSAGES, temperature: 9 }));
+      expect((bad as { issues: string[] }).issues.join('\n')).toContain('temperature');
+      await delay(20);
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('a request without a model on a client without one is a RequestError that says so', async () => {
+      const error = await failure(make({ provider: 'openai-compatible' }).json({ messages: MESSAGES }));
+      expect(isRequestError(error)).toBe(true);
+      expect((error as Error).message).toContain('no `model`');
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+
+  describe('retries', () => {
+    it('429 with Retry-After: retried after the hint, two requests in all', async () => {
+      await serve((_req, res, n) => {
+        if (n === 1) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+          return res.end('{"error":{"message":"rate limited","type":"rate_limit_reached_error"}}');
+        }
+        answerWith(res);
+      });
+      const output = await lastValueFrom(make().json({ messages: MESSAGES }));
+      expect(output.message.content).toBe('你好');
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('503 twice, then success: three requests', async () => {
+      await serve((_req, res, n) => {
+        if (n <= 2) {
+          res.writeHead(503, { 'content-type': 'application/json' });
+          return res.end('{"error":{"message":"Server overloaded","type":"server_error"}}');
+        }
+        answerWith(res);
+      });
+      const chunks = await lastValueFrom(make().stream({ messages: MESSAGES }).pipe(toArray()));
+      expect(chunks.map((c) => c.message.content).join('')).toBe('你好');
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('503 every time: the UpstreamHttpError after 1 + count requests', async () => {
+      await serve((_req, res) => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"Server overloaded","type":"server_error"}}');
+      });
+      const error = (await failure(make().json({ messages: MESSAGES }))) as UpstreamHttpError;
+      expect(isUpstreamHttpError(error) && error.status === 503).toBe(true);
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('401 is never retried', async () => {
+      await serve((_req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"Authentication Fails","type":"authentication_error"}}');
+      });
+      const error = (await failure(make().json({ messages: MESSAGES }))) as UpstreamHttpError;
+      expect(error.status).toBe(401);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a connection reset before the response is retried', async () => {
+      await serve((req, res, n) => (n === 1 ? req.socket.destroy() : answerWith(res)));
+      const output = await lastValueFrom(make().json({ messages: MESSAGES }));
+      expect(output.message.content).toBe('你好');
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('stream: a reset after the first chunk is not retried — the error surfaces, no duplicated content', async () => {
+      await serve((req, res) => {
+        sse(res);
+        res.write(frame('你') + frame('好'), () => setTimeout(() => req.socket.destroy(), 30));
+      });
+      const seen: string[] = [];
+      const error = await new Promise((resolve) =>
+        make()
+          .stream({ messages: MESSAGES })
+          .subscribe({ next: (c) => seen.push(c.message.content), error: resolve }),
+      );
+      expect(isNetworkError(error)).toBe(true);
+      expect(seen.join('')).toBe('你好');
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('json: a reset mid-stream is retried (nothing reached the caller yet), one clean answer', async () => {
+      await serve((req, res, n) => {
+        if (n > 1) return answerWith(res);
+        sse(res);
+        res.write(frame('你'), () => setTimeout(() => req.socket.destroy(), 30));
+      });
+      const outputs = await lastValueFrom(make().json({ messages: MESSAGES }).pipe(toArray()));
+      expect(outputs).toHaveLength(1);
+      expect(outputs[0]?.message.content).toBe('你好');
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('retry: false sends one request', async () => {
+      await serve((_req, res) => {
+        res.writeHead(503);
+        res.end();
+      });
+      await failure(make({ retry: false }).json({ messages: MESSAGES }));
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+
+  describe('timeouts', () => {
+    it('a server that never answers: TimeoutError("headers"), retried like any connect/headers failure', async () => {
+      await serve(() => undefined);
+      const error = await failure(make({ timeouts: { headers: 200 }, retry: 1 }).json({ messages: MESSAGES }));
+      expect(isTimeoutError(error)).toBe(true);
+      expect(error).toMatchObject({ phase: 'headers' });
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('headers then only keep-alive comments: TimeoutError("first_chunk"), not retried, the connection closed', async () => {
+      await serve((_req, res) => {
+        sse(res);
+        const timer = setInterval(() => res.write(': keep-alive\n\n'), 30);
+        res.on('close', () => clearInterval(timer));
+      });
+      const started = Date.now();
+      const error = await failure(make({ timeouts: { firstChunk: 300 } }).stream({ messages: MESSAGES }));
+      expect(isTimeoutError(error)).toBe(true);
+      expect(error).toMatchObject({ phase: 'first_chunk', timeoutMs: 300 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      await socketClosedAt;
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a stall mid-stream with keep-alive comments: TimeoutError("idle") — comments do not reset it', async () => {
+      await serve((_req, res) => {
+        sse(res);
+        res.write(frame('你'));
+        const timer = setInterval(() => res.write(': keep-alive\n\n'), 30);
+        res.on('close', () => clearInterval(timer));
+      });
+      const seen: string[] = [];
+      const error = await new Promise((resolve) =>
+        make({ timeouts: { idle: 300 } })
+          .stream({ messages: MESSAGES })
+          .subscribe({ next: (c) => seen.push(c.message.content), error: resolve }),
+      );
+      expect(isTimeoutError(error)).toBe(true);
+      expect(error).toMatchObject({ phase: 'idle', timeoutMs: 300 });
+      await socketClosedAt;
+    });
+
+    it('defaults are documented: connect 10 s, headers 60 s, first chunk 10 min, idle 60 s, total off', () => {
+      expect(DEFAULT_TIMEOUTS).toEqual({ connect: 10_000, headers: 60_000, firstChunk: 600_000, idle: 60_000 });
+    });
+  });
+
+  describe('cancellation', () => {
+    it('unsubscribing mid-stream closes the upstream connection promptly', async () => {
+      await serve((_req, res) => {
+        sse(res);
+        let n = 0;
+        const timer = setInterval(() => res.write(frame(String(n++))), 5);
+        res.on('close', () => clearInterval(timer));
+      });
+      await lastValueFrom(make().stream({ messages: MESSAGES }).pipe(take(3)));
+      const at = Date.now();
+      expect((await socketClosedAt) - at).toBeLessThan(1000);
+    });
+
+    it('an AbortSignal aborts the request and is not retried', async () => {
+      await serve((_req, res) => sse(res));
+      const controller = new AbortController();
+      const seen = failure(make().json({ messages: MESSAGES }, { signal: controller.signal }));
+      await delay(50);
+      controller.abort();
+      expect((await seen) as Error).toMatchObject({ name: 'AbortedError' });
+      await socketClosedAt;
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('close() ends the pool; later calls error with a ConfigError', async () => {
+      await serve((_req, res) => answerWith(res));
+      const c = make();
+      await c.close();
+      expect(isConfigError(await failure(c.json({ messages: MESSAGES })))).toBe(true);
+    });
+  });
+
+  describe('configuration', () => {
+    beforeEach(() => serve((_req, res) => answerWith(res)));
+
+    it('presets: base URLs, default models, key env vars', () => {
+      expect(PROVIDERS.moonshot).toEqual({
+        baseUrl: 'https://api.moonshot.ai/v1',
+        model: 'kimi-k2-0905-preview',
+        apiKeyEnv: 'MOONSHOT_API_KEY',
+      });
+      expect(PROVIDERS['moonshot-cn'].baseUrl).toBe('https://api.moonshot.cn/v1');
+      expect(PROVIDERS.deepseek).toMatchObject({
+        baseUrl: 'https://api.deepseek.com',
+        model: 'deepseek-chat',
+        apiKeyEnv: 'DEEPSEEK_API_KEY',
+      });
+      const moonshot = createChatClient({ provider: 'moonshot-cn', env: { MOONSHOT_API_KEY: KEY } });
+      expect([moonshot.baseUrl, moonshot.model]).toEqual(['https://api.moonshot.cn/v1', 'kimi-k2-0905-preview']);
+      void moonshot.close();
+    });
+
+    it('the key comes from the env var when not given', async () => {
+      make({ apiKey: undefined, env: { DEEPSEEK_API_KEY: KEY } });
+      await lastValueFrom(client.json({ messages: MESSAGES }));
+      expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    });
+
+    it('misconfiguration is a ConfigError that says how to fix it', () => {
+      expect(() => createChatClient({ provider: 'deepseek', env: {} })).toThrow(
+        /pass \{ apiKey \} or set DEEPSEEK_API_KEY/,
+      );
+      expect(() => createChatClient({ provider: 'openai-compatible' })).toThrow(/baseUrl/);
+      expect(() => createChatClient({ provider: 'moonshot', env: { MOONSHOT_API_KEY: ' ' } })).toThrow(
+        /MOONSHOT_API_KEY/,
+      );
+      expect(() => createChatClient({ provider: 'nope' as never })).toThrow(/unknown provider/);
+      expect(() => createChatClient({ baseUrl: 'http://x', retry: { count: -2 } })).toThrow(/non-negative integer/);
+    });
+
+    it('the API key never shows in toString, JSON.stringify or util.inspect of the client, nor in errors', async () => {
+      const c = make();
+      for (const view of [String(c), JSON.stringify(c), inspect(c), inspect(c, { showHidden: true, depth: 5 })]) {
+        expect(view).not.toContain(KEY);
+      }
+      expect(JSON.stringify(c)).toContain('[redacted]');
+      await server.close();
+      await serve((_req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            error: {
+              message: `Invalid key ${KEY} (Authorization: Bearer ${KEY})`,
+              type: 'invalid_authentication_error',
+            },
+          }),
+        );
+      });
+      const error = await failure(make().json({ messages: MESSAGES }));
+      for (const view of [String(error), (error as Error).message, JSON.stringify(error), inspect(error)])
+        expect(view).not.toContain(KEY);
+    });
+  });
+});

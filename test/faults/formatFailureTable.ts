@@ -1,0 +1,52 @@
+import { FAULT_MATRIX, MATRIX_RETRIES, MATRIX_TIMEOUTS, type Expectation, type FaultCase } from './faultMatrix';
+
+/** The README markers around the generated table. */
+export const TABLE_START = '<!-- failure-behaviour:start -->';
+export const TABLE_END = '<!-- failure-behaviour:end -->';
+
+const cell = (e: Expectation): string => {
+  if (e.kind === 'complete') return '200, complete answer';
+  if (e.kind === 'in-band') return `200, chunks so far, then in-band error \`${e.code}\``;
+  return `${e.status} \`${e.code}\`${e.retryAfter === undefined ? '' : ` + \`Retry-After: ${e.retryAfter}\``}`;
+};
+
+/**
+ * Renders the fault matrix as the README's "Failure behaviour" block (markers included): fault → what the client of
+ * each endpoint sees.
+ */
+export function formatFailureTable(matrix: readonly FaultCase[] = FAULT_MATRIX): string {
+  const rows = matrix.map(
+    (c) => `| ${c.fault} | \`${c.scenario}\` | ${cell(c.expect['/chat/json'])} | ${cell(c.expect['/chat/stream'])} | ${cell(c.expect['/chat/sse'])} |`,
+  );
+  return [
+    TABLE_START,
+    '<!-- generated from test/faults/faultMatrix.ts by `npm run failure-table -- --write`; checked by test/faults/faultMatrix.spec.ts -->',
+    '',
+    `What a client sees when the upstream misbehaves, as tested through a real gateway in front of the emulator (\`test/faults/\`), with`,
+    `\`CHATFLUX_MAX_RETRIES=${MATRIX_RETRIES}\`, \`CHATFLUX_FIRST_CHUNK_TIMEOUT_MS=${MATRIX_TIMEOUTS.firstChunkMs}\`, \`CHATFLUX_IDLE_TIMEOUT_MS=${MATRIX_TIMEOUTS.idleMs}\`.`,
+    'An error before the first chunk is a real HTTP status with the endpoint\'s error body; after the first chunk the stream',
+    'is already committed with 200 and ends with the in-band error frame (NDJSON `{"error":…,"done":true}`; SSE',
+    '`event: error` then `data: [DONE]`) — never a truncated answer presented as complete, never repeated text.',
+    'Transient failures (429, 5xx, resets, timeouts before the headers) are retried while nothing was sent.',
+    '',
+    '| upstream fault | emulator scenario | `/chat/json` | `/chat/stream` (NDJSON) | `/chat/sse` |',
+    '|---|---|---|---|---|',
+    ...rows,
+    TABLE_END,
+  ].join('\n');
+}
+
+/** The README with its failure block replaced by `block` (appended at the end when the markers are missing). */
+export function replaceFailureTable(readme: string, block: string): string {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  if (start === -1 || end === -1 || end < start) return `${readme.replace(/\n*$/, '\n')}\n## Failure behaviour\n\n${block}\n`;
+  return `${readme.slice(0, start)}${block}${readme.slice(end + TABLE_END.length)}`;
+}
+
+/** The failure block of a README (markers included), or undefined without markers. */
+export function readFailureTable(readme: string): string | undefined {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  return start === -1 || end === -1 || end < start ? undefined : readme.slice(start, end + TABLE_END.length);
+}

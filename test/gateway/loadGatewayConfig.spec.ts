@@ -1,0 +1,75 @@
+import { ConfigError } from '../../src/errors';
+import { describeGatewayConfig } from '../../src/gateway/describeGatewayConfig';
+import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
+
+describe('loadGatewayConfig', () => {
+  it('defaults to the in-process emulator on 127.0.0.1:3000, open, heartbeat 15 s', () => {
+    expect(loadGatewayConfig({})).toEqual({ port: 3000, host: '127.0.0.1', provider: 'emulator', gatewayKeys: [], heartbeatMs: 15_000 });
+  });
+
+  it('reads every variable of the issue', () => {
+    expect(
+      loadGatewayConfig({
+        PORT: '8080',
+        HOST: '0.0.0.0',
+        CHATFLUX_PROVIDER: 'deepseek',
+        CHATFLUX_BASE_URL: 'https://proxy.example/v1',
+        CHATFLUX_API_KEY: 'sk-abc',
+        CHATFLUX_MODEL: 'deepseek-reasoner',
+        CHATFLUX_GATEWAY_KEYS: ' k1, k2 ,,',
+        CHATFLUX_MAX_RETRIES: '3',
+        CHATFLUX_FIRST_CHUNK_TIMEOUT_MS: '120000',
+        CHATFLUX_IDLE_TIMEOUT_MS: '30000',
+        CHATFLUX_HEARTBEAT_MS: '0',
+      }),
+    ).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      provider: 'deepseek',
+      baseUrl: 'https://proxy.example/v1',
+      apiKey: 'sk-abc',
+      model: 'deepseek-reasoner',
+      gatewayKeys: ['k1', 'k2'],
+      maxRetries: 3,
+      firstChunkTimeoutMs: 120_000,
+      idleTimeoutMs: 30_000,
+      heartbeatMs: 0,
+    });
+  });
+
+  it("takes the provider's own key variable when CHATFLUX_API_KEY is unset", () => {
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'moonshot', MOONSHOT_API_KEY: 'm', DEEPSEEK_API_KEY: 'd' }).apiKey).toBe('m');
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'moonshot-cn', MOONSHOT_API_KEY: 'm' }).apiKey).toBe('m');
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'deepseek', MOONSHOT_API_KEY: 'm', DEEPSEEK_API_KEY: 'd' }).apiKey).toBe('d');
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'deepseek', CHATFLUX_API_KEY: 'c', DEEPSEEK_API_KEY: 'd' }).apiKey).toBe('c');
+    expect(loadGatewayConfig({ MOONSHOT_API_KEY: 'm' }).apiKey).toBeUndefined();
+  });
+
+  it('a base URL alone means openai-compatible', () => {
+    expect(loadGatewayConfig({ CHATFLUX_BASE_URL: 'http://localhost:8000/v1' }).provider).toBe('openai-compatible');
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ CHATFLUX_PROVIDER: 'openai' }, /CHATFLUX_PROVIDER must be one of/],
+    [{ CHATFLUX_PROVIDER: 'openai-compatible' }, /needs CHATFLUX_BASE_URL/],
+    [{ CHATFLUX_BASE_URL: 'ftp://x' }, /CHATFLUX_BASE_URL/],
+    [{ CHATFLUX_MAX_RETRIES: '-1' }, /CHATFLUX_MAX_RETRIES/],
+    [{ CHATFLUX_IDLE_TIMEOUT_MS: '1.5' }, /CHATFLUX_IDLE_TIMEOUT_MS/],
+  ])('refuses %j with a ConfigError naming the variable', (env, message) => {
+    expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
+    expect(() => loadGatewayConfig(env)).toThrow(message);
+  });
+
+  it('is described without secrets, warning when the gateway is open', () => {
+    const open = describeGatewayConfig(loadGatewayConfig({ CHATFLUX_PROVIDER: 'deepseek', DEEPSEEK_API_KEY: 'sk-very-secret' }));
+    expect(open.join('\n')).not.toContain('sk-very-secret');
+    expect(open.join('\n')).toContain('API key:      set');
+    expect(open.at(-1)).toMatch(/^WARNING: CHATFLUX_GATEWAY_KEYS is not set/);
+    const closed = describeGatewayConfig(loadGatewayConfig({ CHATFLUX_GATEWAY_KEYS: 'gk-secret-1,gk-secret-2' }));
+    expect(closed.join('\n')).not.toMatch(/gk-secret/);
+    expect(closed.join('\n')).toContain('2 configured');
+    expect(closed.some((line) => line.startsWith('WARNING'))).toBe(false);
+  });
+});

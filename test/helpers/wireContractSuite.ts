@@ -1,0 +1,166 @@
+/**
+ * The wire contract of the three endpoints as one jest suite that any server serving them can run: the Express
+ * router and the gateway here, the NestJS module in its own spec — the SAME assertions, not copies.
+ *
+ * The suite starts the upstream emulator per dialect and asks `start` for a server in front of it, built with
+ * {@link wireTargetClientConfig} (no retries, short timeouts) and `apiKeys` as downstream keys. Faults are chosen
+ * per request with the emulator's model suffix (`deepseek-chat#status=429`), which the gateway forwards as is.
+ */
+import type { ChatClientConfig } from '../../src/client/createChatClient';
+import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
+import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { rawRequest, type RawResponse } from './rawRequest';
+import {
+  contentOf,
+  expectErrorAfterCommit,
+  expectErrorBeforeCommit,
+  expectJsonAnswer,
+  expectNdjsonAnswer,
+  expectSseAnswer,
+  type Endpoint,
+} from './wireAssertions';
+
+/** What the suite asks a server factory to build. */
+export interface WireTargetSetup {
+  /** The chat client config to serve from (the emulator, no retries, short timeouts). */
+  client: ChatClientConfig;
+  /** Downstream keys to require (`Authorization: Bearer <key>`). */
+  apiKeys: string[];
+  /** SSE heartbeat interval to configure. */
+  heartbeatMs: number;
+}
+
+/** A server under test, serving POST /chat/json, /chat/stream, /chat/sse at `baseUrl`. */
+export interface WireTarget {
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** The downstream key every request of the suite sends. */
+export const SUITE_KEY = 'suite-gateway-key-0123456789';
+
+/** The client config the suite's servers must use: the emulator, no retries, first chunk 1 s, idle 500 ms. */
+export const wireTargetClientConfig = (emulatorUrl: string, model: string): ChatClientConfig => ({
+  baseUrl: emulatorUrl,
+  model,
+  apiKey: 'sk-emulator-upstream-key-42',
+  retry: 0,
+  timeouts: { firstChunk: 1000, idle: 500 },
+});
+
+const MODEL: Record<EmulatorDialect, string> = { deepseek: 'deepseek-chat', moonshot: 'moonshot-v1-8k', openai: 'gpt-4o-mini' };
+const ENDPOINTS: Endpoint[] = ['/chat/json', '/chat/stream', '/chat/sse'];
+
+/**
+ * Defines the wire-contract tests for a server factory, for each dialect of the emulator.
+ *
+ * @param name - The describe block's name.
+ * @param start - Builds the server under test from the setup.
+ * @param dialects - The emulator dialects to run against.
+ */
+export function describeWireContract(name: string, start: (setup: WireTargetSetup) => Promise<WireTarget>, dialects: EmulatorDialect[] = ['deepseek', 'moonshot', 'openai']): void {
+  describe.each(dialects)(`${name} — wire contract (%s dialect)`, (dialect) => {
+    let emulator: Emulator;
+    let target: WireTarget;
+    beforeAll(async () => {
+      emulator = await startEmulator({ dialect, seed: 7 });
+      target = await start({ client: wireTargetClientConfig(emulator.url, MODEL[dialect]), apiKeys: [SUITE_KEY], heartbeatMs: 15_000 });
+    });
+    afterAll(async () => {
+      await target.close();
+      await emulator.close();
+    });
+
+    const auth = { Authorization: `Bearer ${SUITE_KEY}` };
+    const ask = (endpoint: Endpoint, scenario = '', extra: Record<string, unknown> = {}): Promise<RawResponse> =>
+      rawRequest(`${target.baseUrl}${endpoint}`, {
+        headers: auth,
+        body: { model: scenario === '' ? MODEL[dialect] : `${MODEL[dialect]}#${scenario}`, messages: [{ role: 'user', content: 'Hello, world!' }], ...extra },
+      });
+
+    it('serves the same answer on the three endpoints, each with its exact wire', async () => {
+      const json = expectJsonAnswer(await ask('/chat/json'));
+      const stream = expectNdjsonAnswer(await ask('/chat/stream'));
+      const sse = expectSseAnswer(await ask('/chat/sse'));
+      expect(json.message.content.length).toBeGreaterThan(0);
+      expect(contentOf(stream)).toBe(json.message.content);
+      expect(sse).toEqual(stream);
+      expect(stream.at(-1)?.usage).toEqual(json.usage);
+    });
+
+    it('defaults the model from the server config when the request names none', async () => {
+      const res = await rawRequest(`${target.baseUrl}/chat/json`, { headers: auth, body: { messages: [{ role: 'user', content: 'hi' }] } });
+      expect(expectJsonAnswer(res).model).toBe(MODEL[dialect]);
+    });
+
+    it.each(ENDPOINTS)('%s: 400 for a body the schema refuses, listing the issue', async (endpoint) => {
+      const res = await ask(endpoint, '', { messages: [] });
+      expect(expectErrorBeforeCommit(res, endpoint, 400, 'invalid_request').message).toMatch(/messages/);
+    });
+
+    it.each(ENDPOINTS)('%s: 400 for malformed JSON', async (endpoint) => {
+      const res = await rawRequest(`${target.baseUrl}${endpoint}`, { headers: auth, body: '{"messages": [' });
+      expectErrorBeforeCommit(res, endpoint, 400, 'invalid_request');
+    });
+
+    it.each(ENDPOINTS)('%s: 415 for a body that is not application/json', async (endpoint) => {
+      const res = await rawRequest(`${target.baseUrl}${endpoint}`, { headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'hello' });
+      expectErrorBeforeCommit(res, endpoint, 415, 'unsupported_media_type');
+    });
+
+    it.each(ENDPOINTS)('%s: 413 for a body over the limit (1 MB)', async (endpoint) => {
+      const res = await ask(endpoint, '', { messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] });
+      expectErrorBeforeCommit(res, endpoint, 413, 'payload_too_large');
+    });
+
+    it.each(ENDPOINTS)('%s: 401 without a key and with a wrong key, never echoing it', async (endpoint) => {
+      const body = { messages: [{ role: 'user', content: 'hi' }] };
+      const missing = await rawRequest(`${target.baseUrl}${endpoint}`, { body });
+      expectErrorBeforeCommit(missing, endpoint, 401, 'unauthorized');
+      const wrong = await rawRequest(`${target.baseUrl}${endpoint}`, { headers: { Authorization: 'Bearer not-the-key-123456' }, body });
+      expectErrorBeforeCommit(wrong, endpoint, 401, 'unauthorized');
+      expect(wrong.body).not.toContain('not-the-key-123456');
+      expect(wrong.headers['www-authenticate']).toBe('Bearer');
+    });
+
+    it.each(ENDPOINTS)('%s: an upstream 429 is passed on as 429 (with Retry-After when the provider gave a wait)', async (endpoint) => {
+      const res = await ask(endpoint, 'status=429;retry-after=2');
+      expectErrorBeforeCommit(res, endpoint, 429);
+      expect(res.headers['retry-after']).toBe(dialect === 'deepseek' ? undefined : '2');
+    });
+
+    it.each(ENDPOINTS)('%s: an upstream 500 and an HTML 502 page become 502', async (endpoint) => {
+      expectErrorBeforeCommit(await ask(endpoint, 'status=500'), endpoint, 502);
+      const html = expectErrorBeforeCommit(await ask(endpoint, 'html-status=502'), endpoint, 502);
+      expect(html.message).not.toMatch(/<html/i);
+    });
+
+    it.each(ENDPOINTS)('%s: the upstream API key never reaches the client', async (endpoint) => {
+      const res = await ask(endpoint, 'status=401');
+      expectErrorBeforeCommit(res, endpoint, 502);
+      expect(res.body).not.toContain('sk-emulator-upstream-key-42');
+    });
+
+    it.each(ENDPOINTS)('%s: an upstream that sends no first chunk in time becomes 504', async (endpoint) => {
+      expectErrorBeforeCommit(await ask(endpoint, 'queue=3000'), endpoint, 504, 'timeout');
+    });
+
+    it('/chat/json: a failure after some chunks still gets a real status (502, then 504 on a stall)', async () => {
+      expectErrorBeforeCommit(await ask('/chat/json', 'error-event-at=2'), '/chat/json', 502);
+      expectErrorBeforeCommit(await ask('/chat/json', 'stall-after=2'), '/chat/json', 504, 'timeout');
+      expectErrorBeforeCommit(await ask('/chat/json', 'eof-after=3'), '/chat/json', 502, 'stream_incomplete');
+      expectErrorBeforeCommit(await ask('/chat/json', 'finish=insufficient_system_resource'), '/chat/json', 502, 'answer_failed');
+    });
+
+    it.each(['/chat/stream', '/chat/sse'] as const)('%s: failures after the commit are in-band error frames', async (endpoint) => {
+      const inBand = expectErrorAfterCommit(await ask(endpoint, 'error-event-at=3'), endpoint, 1);
+      expect(inBand.error.type).toBe('upstream_error');
+      const stalled = expectErrorAfterCommit(await ask(endpoint, 'stall-after=3'), endpoint, 1);
+      expect(stalled.error).toMatchObject({ type: 'timeout_error', code: 'timeout' });
+      const cut = expectErrorAfterCommit(await ask(endpoint, 'eof-after=3'), endpoint, 1);
+      expect(cut.error.code).toBe('stream_incomplete');
+      const failed = expectErrorAfterCommit(await ask(endpoint, 'finish=insufficient_system_resource'), endpoint, 1);
+      expect(failed.error.code).toBe('answer_failed');
+    });
+  });
+}

@@ -1,0 +1,35 @@
+import { AppModule } from '../../examples/nestjs/app.module.js';
+import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
+import { rawRequest } from '../helpers/rawRequest.js';
+import { contentOf, expectJsonAnswer, expectSseAnswer, ndjsonLines } from '../helpers/wireAssertions.js';
+import { startNestApp, type NestTestApp } from './startNestApp.js';
+
+describe('examples/nestjs', () => {
+  let emulator: Emulator;
+  let nest: NestTestApp;
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ dialect: 'deepseek' });
+    process.env['CHATFLUX_BASE_URL'] = emulator.url;
+    process.env['CHATFLUX_API_KEY'] = 'emulator';
+    nest = await startNestApp({ imports: [AppModule] });
+  });
+  afterAll(async () => {
+    await nest.close();
+    await emulator.close();
+    process.env = saved;
+  });
+
+  const body = { messages: [{ role: 'user', content: 'Hello!' }] };
+  const headers = { Connection: 'keep-alive' };
+
+  it('serves the module routes under /v1 and the example controller', async () => {
+    const json = expectJsonAnswer(await rawRequest(`${nest.url}/v1/chat/json`, { body, headers }));
+    const sse = expectSseAnswer(await rawRequest(`${nest.url}/assistant/ask`, { body, headers }));
+    expect(contentOf(sse)).toBe(json.message.content);
+    const text = ndjsonLines((await rawRequest(`${nest.url}/assistant/text`, { body, headers })).body) as Array<{ text: string }>;
+    expect(text.map((line) => line.text).join('')).toBe(json.message.content);
+    expect(expectJsonAnswer(await rawRequest(`${nest.url}/assistant/answer`, { body, headers }))).toEqual(json);
+  });
+});

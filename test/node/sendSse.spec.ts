@@ -1,0 +1,123 @@
+import compression from 'compression';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { concat, NEVER, Observable, of, throwError, timer, map } from 'rxjs';
+import { AbortedError, TimeoutError, UpstreamHttpError } from '../../src/errors';
+import { sendSse } from '../../src/node/sendSse';
+import type { WriteOutcome } from '../../src/node/WriteOutcome';
+import { serverSentEvent } from '../../src/serverSentEvent';
+import { rawRequest } from '../helpers/rawRequest';
+import { startServer, type TestServer } from '../helpers/startServer';
+import { chunk, waitFor } from '../helpers/streamSources';
+import { expectErrorAfterCommit, expectErrorBeforeCommit, expectSseAnswer, PING, sseFrames } from '../helpers/wireAssertions';
+
+describe('sendSse', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => server?.close());
+
+  const serve = async (source: () => Observable<unknown>, heartbeatMs?: number, onOutcome?: (o: WriteOutcome) => void): Promise<string> => {
+    server = await startServer((_req, res) => void sendSse(res, source(), heartbeatMs === undefined ? {} : { heartbeatMs }).then(onOutcome));
+    return server.url;
+  };
+
+  it('writes data frames and data: [DONE] with the SSE headers (spec example, byte for byte)', async () => {
+    const url = await serve(() => of(chunk(0, "I'm "), chunk(1, 'doing well'), serverSentEvent({ data: chunk(2, ', thank you!', true) })));
+    const res = await rawRequest(url, { body: { messages: [] } });
+    expect(expectSseAnswer(res)).toHaveLength(3);
+    expect(res.body).toBe(
+      'data: {"message":{"role":"assistant","content":"I\'m "},"done":false,"index":0}\n\n' +
+        'data: {"message":{"role":"assistant","content":"doing well"},"done":false,"index":1}\n\n' +
+        'data: {"message":{"role":"assistant","content":", thank you!"},"done":true,"index":2}\n\n' +
+        'data: [DONE]\n\n',
+    );
+  });
+
+  it('writes the fields of a serverSentEvent (event, id, retry, comment)', async () => {
+    const url = await serve(() => of(serverSentEvent({ event: 'note', id: '7', retry: 0, comment: 'hi', data: 'two\nlines' })));
+    expect((await rawRequest(url)).body).toBe(': hi\nevent: note\nid: 7\nretry: 0\ndata: two\ndata: lines\n\ndata: [DONE]\n\n');
+  });
+
+  it('sends : ping during a silence before the first frame, committing the headers', async () => {
+    const url = await serve(() => timer(400).pipe(map(() => chunk(0, 'late', true))), 50);
+    const res = await rawRequest(url);
+    expect(res.status).toBe(200);
+    expect(res.pieces[0]?.text).toBe(PING);
+    expect(res.pieces[0]?.at).toBeLessThan(350);
+    expect(sseFrames(res.body).filter((f) => f.comment === 'ping').length).toBeGreaterThanOrEqual(2);
+    expect(expectSseAnswer(res)).toHaveLength(1);
+  });
+
+  it('sends : ping during a stall mid-stream, and never inside a frame', async () => {
+    const url = await serve(() => concat(of(chunk(0, 'a')), timer(300).pipe(map(() => chunk(1, 'b', true)))), 50);
+    const res = await rawRequest(url);
+    const frames = sseFrames(res.body);
+    expect(frames[0]).toEqual({ data: JSON.stringify(chunk(0, 'a')) });
+    expect(frames.slice(1, -2).every((f) => f.comment === 'ping')).toBe(true);
+    expect(frames.length).toBeGreaterThanOrEqual(5);
+    expectSseAnswer(res);
+  });
+
+  it('answers an error before the first frame with a real status, event: error and [DONE]', async () => {
+    const res = await rawRequest(await serve(() => throwError(() => new UpstreamHttpError(429, 'wait', { retryAfterMs: 3000 }))));
+    expectErrorBeforeCommit(res, '/chat/sse', 429);
+    expect(res.headers['retry-after']).toBe('3');
+  });
+
+  it('writes an error after the commit as event: error + [DONE]', async () => {
+    const url = await serve(() => concat(of(chunk(0, 'a')), throwError(() => new TimeoutError('idle', 500))));
+    const { error } = expectErrorAfterCommit(await rawRequest(url), '/chat/sse', 1);
+    expect(error).toEqual({ message: 'upstream idle timeout after 500 ms', type: 'timeout_error', code: 'timeout' });
+  });
+
+  it('an error after only heartbeats is in-band too (the status was already sent)', async () => {
+    const url = await serve(() => timer(200).pipe(map(() => { throw new TimeoutError('first_chunk', 200); })), 50);
+    const res = await rawRequest(url);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatch(/^(: ping\n\n)+event: error\ndata: \{"message":"upstream first chunk timeout after 200 ms","type":"timeout_error","code":"timeout"\}\n\ndata: \[DONE\]\n\n$/);
+  });
+
+  it('ends a committed stream with an error frame when the signal aborts (graceful shutdown)', async () => {
+    const controller = new AbortController();
+    const outcomes: WriteOutcome[] = [];
+    server = await startServer((_req, res) => void sendSse(res, concat(of(chunk(0, 'a')), NEVER), { signal: controller.signal }).then((o) => outcomes.push(o)));
+    const pending = rawRequest(server.url, { onPiece: () => void controller.abort(new AbortedError('the gateway is shutting down')) });
+    const { error } = expectErrorAfterCommit(await pending, '/chat/sse', 1);
+    expect(error.message).toBe('the gateway is shutting down');
+    expect(outcomes).toEqual([expect.objectContaining({ result: 'failed', committed: true })]);
+  });
+
+  it('unsubscribes when the client disconnects, and stops the heartbeat', async () => {
+    let unsubscribed = false;
+    const outcomes: WriteOutcome[] = [];
+    const url = await serve(() => new Observable(() => () => void (unsubscribed = true)), 20, (o) => outcomes.push(o));
+    await rawRequest(url, { onPiece: () => 'abort' });
+    await waitFor(() => unsubscribed && outcomes.length === 1);
+    expect(outcomes[0]).toMatchObject({ result: 'disconnected', committed: true, values: 0 });
+  });
+
+  it('is not buffered by compression middleware (no-transform; flushed per frame)', async () => {
+    const app = express();
+    app.use(compression({ threshold: 0 }));
+    app.get('/sse', (_req, res) => void sendSse(res, concat(of(chunk(0, 'a')), timer(300).pipe(map(() => chunk(1, 'b', true))))));
+    app.get('/json', (_req, res) => void res.json({ big: 'x'.repeat(2000) }));
+    const listening = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listening.once('listening', resolve));
+    try {
+      const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+      expect((await rawRequest(`${base}/json`, { headers: { 'Accept-Encoding': 'gzip' } })).headers['content-encoding']).toBe('gzip');
+      const res = await rawRequest(`${base}/sse`, { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.pieces[0]?.text).toBe(`data: ${JSON.stringify(chunk(0, 'a'))}\n\n`);
+      expect((res.pieces.at(-1)?.at ?? 0) - (res.pieces[0]?.at ?? 0)).toBeGreaterThan(200);
+      expectSseAnswer(res);
+    } finally {
+      listening.closeAllConnections();
+      await new Promise((resolve) => listening.close(resolve));
+    }
+  });
+
+  it('turns a frame that cannot be written (event with a line break) into an error, not a crash', async () => {
+    const url = await serve(() => of(serverSentEvent({ event: 'a\nb', data: 'x' })));
+    expectErrorBeforeCommit(await rawRequest(url), '/chat/sse', 500);
+  });
+});

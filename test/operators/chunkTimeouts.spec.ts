@@ -1,0 +1,106 @@
+import { Observable, take } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { TimeoutError } from '../../src/errors';
+import { chunkTimeouts } from '../../src/operators/chunkTimeouts';
+import { createDemandGate } from '../../src/source/createDemandGate';
+
+describe('chunkTimeouts', () => {
+  let scheduler: TestScheduler;
+  beforeEach(() => {
+    scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+  });
+
+  it('errors with first_chunk when nothing arrives in time, and unsubscribes the source', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('----------a|');
+      expectObservable(source.pipe(chunkTimeouts({ firstChunk: 6, idle: 3 }))).toBe(
+        '------#',
+        undefined,
+        new TimeoutError('first_chunk', 6),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^-----!');
+    });
+  });
+
+  it('errors with idle when the gap after a value is too long; the first value is not subject to idle', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-----a-b-------c|');
+      expectObservable(source.pipe(chunkTimeouts({ firstChunk: 6, idle: 3 }))).toBe(
+        '-----a-b--#',
+        undefined,
+        new TimeoutError('idle', 3),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^---------!');
+    });
+  });
+
+  it('idle alone does not bound the first value', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      expectObservable(cold('--------a-b|').pipe(chunkTimeouts({ idle: 3 }))).toBe('--------a-b|');
+    });
+  });
+
+  it('errors with total when the whole stream is too slow', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-c-d-e|');
+      expectObservable(source.pipe(chunkTimeouts({ idle: 5, total: 6 }))).toBe(
+        '-a-b-c#',
+        undefined,
+        new TimeoutError('total', 6),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^-----!');
+    });
+  });
+
+  it('a deadline that passes while the demand gate is closed starts over', () => {
+    const demand = createDemandGate();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('-a--------b|');
+      scheduler.schedule(() => demand.pause(), 2);
+      scheduler.schedule(() => demand.resume(), 7);
+      // idle 3 from t=1: passes at 4 while the gate is closed → re-armed; passes again at 7, after the gate re-opened → error
+      expectObservable(source.pipe(chunkTimeouts({ idle: 3, demand }))).toBe(
+        '-a-----#',
+        undefined,
+        new TimeoutError('idle', 3),
+      );
+    });
+  });
+
+  it('passes values, errors and completion through, and releases timers on completion', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-#', undefined, new Error('boom'));
+      expectObservable(source.pipe(chunkTimeouts({ firstChunk: 10, idle: 10, total: 100 }))).toBe(
+        '-a-b-#',
+        undefined,
+        new Error('boom'),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^----!');
+    });
+  });
+
+  it('does not break unsubscription chains', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-c-d-');
+      const result = new Observable<string>((subscriber) =>
+        source.pipe(chunkTimeouts({ idle: 5 })).subscribe(subscriber),
+      );
+      expectObservable(result, '^--!').toBe('-a-');
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('stops listening to a synchronous firehose when unsubscribed', () => {
+    let emitted = 0;
+    const firehose = new Observable<number>((subscriber) => {
+      for (let i = 0; !subscriber.closed; i++) {
+        emitted += 1;
+        subscriber.next(i);
+      }
+    });
+    const seen: number[] = [];
+    firehose.pipe(chunkTimeouts({ firstChunk: 1000, idle: 1000 }), take(3)).subscribe((v) => seen.push(v));
+    expect(seen).toEqual([0, 1, 2]);
+    expect(emitted).toBe(3);
+  });
+});
