@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'docs/**', 'coverage/**', 'node_modules/**', 'bench/.tmp/**', 'src/gateway/public/**'] },
+  { ignores: ['dist/**', 'docs/**', 'coverage/**', 'node_modules/**', 'bench/.tmp/**', 'src/gateway/public/**', 'test/examples/.readme-snippets-*/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

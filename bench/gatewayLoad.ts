@@ -339,7 +339,9 @@ export async function runGatewayBench({
         const memory: MemoryRow = { target: target.name, status: 'ok' };
         try {
           Object.assign(memory, await slowStreams(proxy, url, streams));
-          log(`    ${streams} slow streams: ${memory.perStreamKb!.toFixed(1)} KB RSS, ${memory.perStreamHeapKb!.toFixed(1)} KB heap each`);
+          log(
+            `    ${streams} slow streams: ${memory.perStreamKb!.toFixed(1)} KB RSS, ${memory.perStreamHeapKb!.toFixed(1)} KB heap each`,
+          );
         } catch (error) {
           memory.status = `slow streams: ${(error as Error).message}`;
         }

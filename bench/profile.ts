@@ -40,7 +40,9 @@ export function summarise(file: string, top = 25): string {
     const where = frame.url ? relative(process.cwd(), frame.url.replace('file://', '')) : '(native)';
     const fn = `${frame.functionName || '(anonymous)'}  ${where}:${frame.lineNumber + 1}`;
     fns.set(fn, (fns.get(fn) ?? 0) + ms);
-    const key = where.includes('node_modules/') ? where.replace(/.*node_modules\/((@[^/]+\/)?[^/]+).*/, 'node_modules/$1') : where;
+    const key = where.includes('node_modules/')
+      ? where.replace(/.*node_modules\/((@[^/]+\/)?[^/]+).*/, 'node_modules/$1')
+      : where;
     files.set(key, (files.get(key) ?? 0) + ms);
   }
   const lines = [`total sampled: ${total.toFixed(0)} ms`, '', 'self time by function:'];
@@ -64,7 +66,9 @@ async function profileRun(workloadName: string, contestant: ContestantName, runs
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))),
+    );
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 100 });
   await post('Profiler.start');

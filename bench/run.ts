@@ -59,7 +59,7 @@ function logReport(report: ChildReport): void {
 async function parseSection(): Promise<ParseResults> {
   const specs = workloadSpecs(quick);
   const reports: ChildReport[] = [];
-  const warmup = quick ? 1 : 2;
+  const warmup = 1;
   const reps = quick ? 1 : 5;
   const budgetMs = quick ? 5_000 : 15_000;
   const tasks: ChildTask[] = [];

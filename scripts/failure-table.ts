@@ -19,7 +19,9 @@ if (mode === '--write') {
   process.stdout.write('README.md: failure-behaviour table updated\n');
 } else if (mode === '--check') {
   if (readFailureTable(readFileSync(README, 'utf8')) !== block) {
-    process.stderr.write('README.md: the failure-behaviour table is out of date; run `npm run failure-table -- --write`\n');
+    process.stderr.write(
+      'README.md: the failure-behaviour table is out of date; run `npm run failure-table -- --write`\n',
+    );
     process.exitCode = 1;
   }
 } else {

@@ -44,6 +44,7 @@ export interface ChatfluxErrorOptions {
 
 /** Base class of every chatflux error. */
 export class ChatfluxError extends Error {
+  /** The class name (`'ChatfluxError'`, or the subclass's): what the cross-realm guards test. */
   override name: string = 'ChatfluxError';
   /** What went wrong, as a stable machine-readable code. */
   readonly code: ChatfluxErrorCode;
@@ -63,6 +64,7 @@ export class ChatfluxError extends Error {
 
 /** The SSE byte stream or one of its events is unusable: bad UTF-8, oversize, bad JSON, wrong shape, cut short. */
 export class StreamProtocolError extends ChatfluxError {
+  /** Always `'StreamProtocolError'`. */
   override name = 'StreamProtocolError' as const;
   /** The offending input, truncated (absent when there is none). */
   readonly snippet: string | undefined;
@@ -79,6 +81,7 @@ export class StreamProtocolError extends ChatfluxError {
 
 /** The provider reported an error inside a 200 stream (`event: error`, or a `{"error":…}` payload). */
 export class UpstreamStreamError extends ChatfluxError {
+  /** Always `'UpstreamStreamError'`. */
   override name = 'UpstreamStreamError' as const;
   /** The provider's error `type`, when it gave one. */
   readonly upstreamType: string | undefined;
@@ -94,6 +97,7 @@ export class UpstreamStreamError extends ChatfluxError {
 
 /** The provider answered with a non-2xx status. */
 export class UpstreamHttpError extends ChatfluxError {
+  /** Always `'UpstreamHttpError'`. */
   override name = 'UpstreamHttpError' as const;
   /** The upstream HTTP status. */
   readonly status: number;
@@ -122,6 +126,7 @@ export class UpstreamHttpError extends ChatfluxError {
 
 /** The stream ended properly but the answer is not usable (`finish_reason: insufficient_system_resource`). */
 export class AnswerFailedError extends ChatfluxError {
+  /** Always `'AnswerFailedError'`. */
   override name = 'AnswerFailedError' as const;
   /** The finish reason that failed the answer. */
   readonly finishReason: string;
@@ -134,6 +139,7 @@ export class AnswerFailedError extends ChatfluxError {
 
 /** The connection failed or broke (refused, reset, DNS, `terminated`). */
 export class NetworkError extends ChatfluxError {
+  /** Always `'NetworkError'`. */
   override name = 'NetworkError' as const;
   constructor(message: string, options: ChatfluxErrorOptions = {}) {
     super('network', message, options);
@@ -145,6 +151,7 @@ export type TimeoutPhase = 'connect' | 'headers' | 'first_chunk' | 'idle' | 'tot
 
 /** A deadline passed; the request was aborted. */
 export class TimeoutError extends ChatfluxError {
+  /** Always `'TimeoutError'`. */
   override name = 'TimeoutError' as const;
   /** Which deadline passed. */
   readonly phase: TimeoutPhase;
@@ -160,6 +167,7 @@ export class TimeoutError extends ChatfluxError {
 
 /** The work was cancelled by an `AbortSignal` the caller controls. */
 export class AbortedError extends ChatfluxError {
+  /** Always `'AbortedError'`. */
   override name = 'AbortedError' as const;
   constructor(message = 'the request was aborted', options: ChatfluxErrorOptions = {}) {
     super('aborted', message, options);
@@ -168,6 +176,7 @@ export class AbortedError extends ChatfluxError {
 
 /** A tool call's arguments are not valid JSON, or fail the schema configured for the function. */
 export class ToolCallError extends ChatfluxError {
+  /** Always `'ToolCallError'`. */
   override name = 'ToolCallError' as const;
   /** The function whose arguments failed. */
   readonly functionName: string;
@@ -183,6 +192,7 @@ export class ToolCallError extends ChatfluxError {
 
 /** A downstream client's request was refused before anything was sent upstream. */
 export class RequestError extends ChatfluxError {
+  /** Always `'RequestError'`. */
   override name = 'RequestError' as const;
   /** Where the request is wrong, as `path: message` lines (zod issues), when known. */
   readonly issues: readonly string[];
@@ -199,6 +209,7 @@ export class RequestError extends ChatfluxError {
 
 /** An API was called wrongly; the message says how to fix the call. */
 export class ConfigError extends ChatfluxError {
+  /** Always `'ConfigError'`. */
   override name = 'ConfigError' as const;
   constructor(message: string, options: ChatfluxErrorOptions = {}) {
     super('invalid_config', message, options);

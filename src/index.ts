@@ -21,6 +21,7 @@ export { DEFAULT_TIMEOUTS, type TimeoutsConfig } from './client/defaultTimeouts.
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './internal/retryPolicy.js';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/providers.js';
 export { serverSentEvent } from './serverSentEvent.js';
+export { parseChatRequest } from './parseChatRequest.js';
 export { toErrorResponse, type ErrorResponse, type ToErrorResponseConfig } from './errorResponse.js';
 export * from './errors.js';
 export * from './schemas/index.js';

@@ -181,7 +181,9 @@ async function main(): Promise<void> {
   try {
     if (role === 'chatflux') {
       const [{ startGateway }, { loadGatewayConfig }] = await Promise.all([
-        import(join(chatfluxDir(), 'gateway/startGateway.js')) as Promise<typeof import('../../src/gateway/startGateway.js')>,
+        import(join(chatfluxDir(), 'gateway/startGateway.js')) as Promise<
+          typeof import('../../src/gateway/startGateway.js')
+        >,
         import(join(chatfluxDir(), 'gateway/loadGatewayConfig.js')) as Promise<
           typeof import('../../src/gateway/loadGatewayConfig.js')
         >,

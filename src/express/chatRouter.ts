@@ -10,7 +10,7 @@ import { sendSse } from '../node/sendSse.js';
 import type { WriteOutcome } from '../node/WriteOutcome.js';
 import type { ChatRequest, Usage } from '../schemas/index.js';
 import { createDemandGate, type DemandGate } from '../source/createDemandGate.js';
-import { parseChatRequest } from './parseChatRequest.js';
+import { parseChatRequest } from '../parseChatRequest.js';
 import { toRequestError } from './toRequestError.js';
 
 /** The three endpoints. */
@@ -18,19 +18,33 @@ export type ChatEndpoint = '/chat/json' | '/chat/stream' | '/chat/sse';
 
 /** The one structured log entry per request. It never contains a key; error messages are redacted. */
 export interface ChatRequestLog {
+  /** Which endpoint served the request. */
   endpoint: ChatEndpoint;
+  /** `POST`, or `GET` for `GET /chat/sse`. */
   method: string;
   /** The status sent (200 once a stream was committed, even if it then ended with an in-band error); 0: none. */
   status: number;
+  /** How the response ended (see `WriteOutcome`). */
   result: WriteOutcome['result'];
+  /** The model asked for (the request's, else the default). */
   model?: string;
   /** Milliseconds from the request to the first value (chunk, or the whole answer for `/chat/json`). */
   firstChunkMs?: number;
+  /** Milliseconds from the request to the end of the response. */
   durationMs: number;
+  /** Values written (chunks, or 1 for `/chat/json`). */
   chunks: number;
+  /** Body bytes written. */
   bytes: number;
+  /** Token usage, when the upstream reported it. */
   usage?: Usage;
-  error?: { code: string; message: string };
+  /** The error's public code and redacted message, when the response failed. */
+  error?: {
+    /** The public error code (as in the error body). */
+    code: string;
+    /** The redacted message. */
+    message: string;
+  };
 }
 
 /** Options of {@link chatRouter}. */
@@ -154,7 +168,7 @@ export function chatRouter(config: ChatRouterConfig): Router {
   for (const endpoint of ['/chat/json', '/chat/stream', '/chat/sse'] as const) {
     const authorize = (req: Request, res: Response, next: NextFunction): void => {
       if (keys.length === 0 || matchesBearerKey(req.get('authorization'), keys)) return next();
-      refuse(endpoint, req, res, new RequestError('unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)'));
+      refuse(endpoint, req, res, new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)'));
     };
     const requireJson = (req: Request, res: Response, next: NextFunction): void => {
       if (req.is(JSON_TYPE) === JSON_TYPE) return next();
@@ -172,7 +186,7 @@ export function chatRouter(config: ChatRouterConfig): Router {
 
   router.get('/chat/sse', (req, res) => {
     if (keys.length > 0 && !matchesBearerKey(req.get('authorization'), keys)) {
-      return refuse('/chat/sse', req, res, new RequestError('unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)'));
+      return refuse('/chat/sse', req, res, new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)'));
     }
     serve('/chat/sse', req, res, () => readQuery(req.query['q'], queryLimit, config.demoRequest, config.model));
   });

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import { createChatClient, type ChatClientConfig } from '../client/createChatClient.js';
 import { AbortedError } from '../errors.js';
 import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
+import { formatNdjsonError } from '../internal/formatNdjsonError.js';
+import { formatSseError } from '../internal/formatSseError.js';
+import type { ErrorBody } from '../schemas/index.js';
 import { startEmulator } from '../testing/startEmulator.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
 
@@ -93,6 +96,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
   });
+  server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closed: Promise<void> | undefined;
@@ -120,4 +124,32 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   };
   if (emulator !== undefined) gateway.emulatorUrl = emulator.url;
   return gateway;
+}
+
+/**
+ * Answers a request Node's HTTP parser refused (headers over Node's `maxHeaderSize`, 16 KB by default → 431, anything else malformed → 400)
+ * in the endpoint's error format, as every other refusal, instead of Node's bare status line; then closes the
+ * connection. Nothing is written when a response of that connection has already started.
+ */
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body: ErrorBody = tooLarge
+    ? { message: `the request headers are larger than the server accepts (${Math.round(maxHeaderSize / 1024)} KB)`, type: 'invalid_request_error', code: 'headers_too_large' }
+    : { message: 'malformed HTTP request', type: 'invalid_request_error', code: 'invalid_request' };
+  const endpoint = /^[A-Z]+ \/chat\/(stream|sse)(?:[ ?]|$)/.exec(error.rawPacket?.toString('latin1', 0, 64) ?? '')?.[1];
+  const [type, text] =
+    endpoint === 'sse'
+      ? ['text/event-stream', formatSseError(body)]
+      : endpoint === 'stream'
+        ? ['application/json', formatNdjsonError(body)]
+        : ['application/json', JSON.stringify({ error: body })];
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: ${type}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }

@@ -4,7 +4,12 @@ import type { ChatClient, ChatClientConfig } from '../client/createChatClient.js
  * Where the built-in controller serves `POST {prefix}/chat/json`, `{prefix}/chat/stream` and `{prefix}/chat/sse`.
  * `true` serves them at the root (no prefix); `false` (or leaving `routes` out) registers no controller.
  */
-export type ChatfluxRoutesConfig = boolean | { /** A path prefix such as `'api'` → `POST /api/chat/json`. */ prefix?: string };
+export type ChatfluxRoutesConfig =
+  | boolean
+  | {
+      /** A path prefix such as `'api'` → `POST /api/chat/json`. */
+      prefix?: string;
+    };
 
 /**
  * What `ChatfluxModule.forRoot()` takes (and what a `forRootAsync()` factory returns, `routes` and `global` aside).

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { defer, switchMap, type Observable } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { RequestError } from '../errors.js';
-import { parseChatRequest } from '../express/parseChatRequest.js';
+import { parseChatRequest } from '../parseChatRequest.js';
 import { toRequestError } from '../express/toRequestError.js';
 import { matchesBearerKey } from '../internal/matchesBearerKey.js';
 import type { WriteOutcome } from '../node/index.js';
@@ -47,7 +47,7 @@ export function serveChat(
   const read = async (): Promise<unknown> => {
     const authorization = request.headers.authorization;
     if (keys.length > 0 && !matchesBearerKey(authorization, keys)) {
-      throw new RequestError('unauthorized', 'missing or invalid API key (send Authorization: Bearer <key>)');
+      throw new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)');
     }
     if (!isJsonBody(request.headers)) {
       throw new RequestError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)');

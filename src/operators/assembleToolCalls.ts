@@ -11,7 +11,12 @@ export interface AssembledToolCall {
   /** The provider's type, verbatim (`function`, Kimi's `builtin_function`); `'function'` if it never sent one. */
   readonly type: string;
   /** The function and its complete argument text, verbatim. */
-  readonly function: { readonly name: string; readonly arguments: string };
+  readonly function: {
+    /** The function's name. */
+    readonly name: string;
+    /** Its complete arguments, as JSON text. */
+    readonly arguments: string;
+  };
   /** The index of the choice the call belongs to (0 unless `n > 1`). */
   readonly choiceIndex: number;
   /** The parsed, validated arguments: present when `schemas` has a schema for this function. */

@@ -31,7 +31,14 @@ export interface RequestCompletionConfig {
    * (between body bytes; default 0 = off, because chatflux's own first-chunk and idle timeouts govern the body).
    * `connect` only names the dispatcher's connect timeout in the `TimeoutError` it causes.
    */
-  timeouts?: { connect?: number; headers?: number; body?: number };
+  timeouts?: {
+    /** The dispatcher's connect timeout, for the error message only (default 10 000). */
+    connect?: number;
+    /** Status line and headers (default 60 000). */
+    headers?: number;
+    /** Between body bytes (default 0: off). */
+    body?: number;
+  };
   /** More literal secrets to scrub from error messages (the API key always is). */
   secrets?: readonly string[];
   /** The most of an error body that is read (default 64 KiB); the rest is discarded. */

@@ -2,14 +2,19 @@ import type { EmulatorDialect } from './EmulatorDialect.js';
 
 /** An error response as a provider sends it: status, headers and JSON body. */
 export interface DialectErrorResponse {
+  /** The HTTP status. */
   status: number;
+  /** Response headers (content type, retry hints). */
   headers: Record<string, string>;
+  /** The JSON error body, in the dialect's shape. */
   body: string;
 }
 
 /** Options of {@link dialectError}. */
 export interface DialectErrorConfig {
+  /** The error message (default: the dialect's own text for the status). */
   message?: string;
+  /** The error type (default: the dialect's own for the status). */
   type?: string;
   /** Wait hint in seconds (Moonshot: into the message; openai: `Retry-After`; DeepSeek: ignored). */
   retryAfter?: number;

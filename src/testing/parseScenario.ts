@@ -16,7 +16,12 @@ export interface EmulatorScenario {
   /** Overrides the error body's `message`. */
   errorMessage?: string;
   /** Fail the first `count` attempts with `status`, then answer normally. */
-  failFirst?: { count: number; status: number };
+  failFirst?: {
+    /** How many attempts fail. */
+    count: number;
+    /** The status they fail with. */
+    status: number;
+  };
   /** Queue phase: after the headers, wait this long before the first `data:` (DeepSeek writes `: keep-alive` meanwhile). */
   queueMs?: number;
   /** Interval of the keep-alive comments during the queue phase (default 100 ms). */

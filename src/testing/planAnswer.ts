@@ -5,7 +5,9 @@ import type { EmulatorDialect } from './EmulatorDialect.js';
 
 /** A tool call the emulated model makes, with its argument string cut into the pieces its dialect streams. */
 export interface PlannedToolCall {
+  /** The call's id, in the dialect's format (`call_00_…`, `name:N`). */
   id: string;
+  /** The function called. */
   name: string;
   /** The complete argument string (valid JSON): the pieces joined. */
   arguments: string;
@@ -15,29 +17,41 @@ export interface PlannedToolCall {
 
 /** One choice of a planned answer. `reasoning()` and `content()` are lazy and can be iterated again. */
 export interface PlannedChoice {
+  /** The choice's index. */
   index: number;
+  /** The reasoning pieces, lazily (empty unless the model reasons). */
   reasoning: () => Iterable<string>;
+  /** The content pieces, lazily. */
   content: () => Iterable<string>;
+  /** The tool calls the choice makes. */
   toolCalls: PlannedToolCall[];
+  /** The choice's finish reason. */
   finishReason: string;
 }
 
 /** The deterministic answer to one request: a pure function of the request, the dialect and the seed. */
 export interface AnswerPlan {
+  /** The completion's id. */
   id: string;
+  /** Unix time (seconds) of the completion. */
   created: number;
   /** The model name, without a `#scenario` suffix. */
   model: string;
+  /** The dialect's `system_fingerprint`. */
   systemFingerprint: string;
+  /** The prompt's token count, for usage. */
   promptTokens: number;
   /** Whether the model streams `reasoning_content` first (`deepseek-reasoner`, `kimi-k2-thinking`, …). */
   reasoner: boolean;
+  /** One plan per choice (`n`). */
   choices: PlannedChoice[];
 }
 
 /** Options of {@link planAnswer}. */
 export interface PlanAnswerConfig {
+  /** The provider imitated. */
   dialect: EmulatorDialect;
+  /** Seed of the deterministic answer. */
   seed: number;
   /** Content pieces per choice (default: 16–31, seeded). */
   tokens?: number;

@@ -3,7 +3,9 @@ import { transcriptFrames, type TranscriptConfig } from './transcriptFrames.js';
 
 /** A marble diagram and its values, for `cold(marbles, values)` / `hot(marbles, values)` of `TestScheduler`. */
 export interface TranscriptMarbles<T> {
+  /** The marble diagram: one letter per frame, then `|` unless the transcript is cut. */
   marbles: string;
+  /** The value of each letter. */
   values: Record<string, T>;
 }
 

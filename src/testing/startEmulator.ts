@@ -32,7 +32,9 @@ export interface EmulatorConfig {
 export interface EmulatorRequest extends StreamProgress {
   /** 1, 2, … in arrival order. */
   seq: number;
+  /** The HTTP method. */
   method: string;
+  /** The request path (`/v1/chat/completions`). */
   path: string;
   /** Request headers; `authorization` is masked. */
   headers: IncomingHttpHeaders;
@@ -54,6 +56,7 @@ export interface EmulatorRequest extends StreamProgress {
 export interface Emulator {
   /** Base URL including `/v1`: `${url}/chat/completions` is the endpoint. */
   readonly url: string;
+  /** The port it listens on. */
   readonly port: number;
   /** Every request received, in order. */
   readonly requests: EmulatorRequest[];

@@ -6,8 +6,11 @@ import { dialectError } from './dialectError.js';
 
 /** What the writer reports while it streams (the emulator's request record). */
 export interface StreamProgress {
+  /** SSE frames written so far. */
   framesWritten: number;
+  /** Body bytes written so far. */
   bytesWritten: number;
+  /** True while the emulator waits for the client to read (backpressure). */
   waitingForDrain: boolean;
   /** Set by the writer when it closed the connection on purpose (a fault), so it is not counted as a client abort. */
   closedByFault: boolean;
@@ -96,7 +99,12 @@ export async function streamAnswer(ctx: StreamAnswerContext): Promise<void> {
       if (progress.bytesWritten >= nextCut) await sleep(scenario.splitDelayMs ?? 1, signal);
     }
   };
-  const errorJson = (): string => dialectError(ctx.dialect, 500).body;
+  // `error-message` / `error-type` apply to the in-band error too (as to an HTTP error body).
+  const errorJson = (): string =>
+    dialectError(ctx.dialect, 500, {
+      ...(scenario.errorMessage === undefined ? {} : { message: scenario.errorMessage }),
+      ...(scenario.errorType === undefined ? {} : { type: scenario.errorType }),
+    }).body;
 
   res.writeHead(200, {
     'content-type':

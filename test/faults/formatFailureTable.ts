@@ -16,7 +16,8 @@ const cell = (e: Expectation): string => {
  */
 export function formatFailureTable(matrix: readonly FaultCase[] = FAULT_MATRIX): string {
   const rows = matrix.map(
-    (c) => `| ${c.fault} | \`${c.scenario}\` | ${cell(c.expect['/chat/json'])} | ${cell(c.expect['/chat/stream'])} | ${cell(c.expect['/chat/sse'])} |`,
+    (c) =>
+      `| ${c.fault} | \`${c.scenario}\` | ${cell(c.expect['/chat/json'])} | ${cell(c.expect['/chat/stream'])} | ${cell(c.expect['/chat/sse'])} |`,
   );
   return [
     TABLE_START,
@@ -24,7 +25,7 @@ export function formatFailureTable(matrix: readonly FaultCase[] = FAULT_MATRIX):
     '',
     `What a client sees when the upstream misbehaves, as tested through a real gateway in front of the emulator (\`test/faults/\`), with`,
     `\`CHATFLUX_MAX_RETRIES=${MATRIX_RETRIES}\`, \`CHATFLUX_FIRST_CHUNK_TIMEOUT_MS=${MATRIX_TIMEOUTS.firstChunkMs}\`, \`CHATFLUX_IDLE_TIMEOUT_MS=${MATRIX_TIMEOUTS.idleMs}\`.`,
-    'An error before the first chunk is a real HTTP status with the endpoint\'s error body; after the first chunk the stream',
+    "An error before the first chunk is a real HTTP status with the endpoint's error body; after the first chunk the stream",
     'is already committed with 200 and ends with the in-band error frame (NDJSON `{"error":…,"done":true}`; SSE',
     '`event: error` then `data: [DONE]`) — never a truncated answer presented as complete, never repeated text.',
     'Transient failures (429, 5xx, resets, timeouts before the headers) are retried while nothing was sent.',
@@ -40,7 +41,8 @@ export function formatFailureTable(matrix: readonly FaultCase[] = FAULT_MATRIX):
 export function replaceFailureTable(readme: string, block: string): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);
-  if (start === -1 || end === -1 || end < start) return `${readme.replace(/\n*$/, '\n')}\n## Failure behaviour\n\n${block}\n`;
+  if (start === -1 || end === -1 || end < start)
+    return `${readme.replace(/\n*$/, '\n')}\n## Failure behaviour\n\n${block}\n`;
   return `${readme.slice(0, start)}${block}${readme.slice(end + TABLE_END.length)}`;
 }
 

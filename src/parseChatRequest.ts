@@ -1,5 +1,5 @@
-import { RequestError } from '../errors.js';
-import { ChatRequest } from '../schemas/index.js';
+import { RequestError } from './errors.js';
+import { ChatRequest } from './schemas/index.js';
 
 /**
  * Validates a downstream request body with the zod {@link ChatRequest} schema and fills the default model.

@@ -1,0 +1,95 @@
+/**
+ * Keeps the README honest:
+ * - every ```ts block type-checks against the real API (with `chatflux` resolved through tsconfig `paths`);
+ * - every ```ts block with an `// output:` comment runs (`tsx`) and prints exactly that;
+ * - the quick start is examples/quickstart.ts, verbatim (which examples.spec.ts runs against the emulator).
+ * Excerpts that are not whole programs are fenced as ```typescript and only read by people.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+
+const root = join(__dirname, '..', '..');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const run = promisify(execFile);
+
+interface Snippet {
+  n: number;
+  code: string;
+  expected?: string;
+}
+
+const snippets: Snippet[] = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match, n) => {
+  const code = match[1] ?? '';
+  const at = code.indexOf('// output:\n');
+  if (at === -1) return { n, code };
+  const expected = code
+    .slice(at + '// output:\n'.length)
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => line.replace(/^\/\/ ?/, ''))
+    .join('\n');
+  return { n, code, expected };
+});
+const runnable = snippets.filter((s): s is Required<Snippet> => s.expected !== undefined);
+
+// Inside the repository, so that tsx and tsc find tsconfig.json (paths) and node_modules; removed afterwards.
+const dir = join(root, 'test', 'examples', `.readme-snippets-${process.pid}`);
+const fileOf = (snippet: Snippet): string => join(dir, `snippet-${snippet.n}.ts`);
+
+describe('README.md', () => {
+  beforeAll(() => {
+    mkdirSync(dir, { recursive: true });
+    // `export {}` makes each snippet a module, so that their top-level names do not collide.
+    for (const snippet of snippets) writeFileSync(fileOf(snippet), `${snippet.code}\nexport {};\n`);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('starts with the two commands', () => {
+    expect(readme.split('\n').slice(0, 5)).toEqual([
+      '# chatflux',
+      '',
+      '```sh',
+      expect.stringMatching(/^npm ci && npm start {3}# /),
+      expect.stringMatching(/^npm ci && npm test {4}# /),
+    ]);
+  });
+
+  it('shows examples/quickstart.ts verbatim as the quick start', () => {
+    const quickstart = readFileSync(join(root, 'examples', 'quickstart.ts'), 'utf8');
+    expect(snippets.map((s) => s.code)).toContain(quickstart);
+  });
+
+  it('has runnable snippets for the operators', () => {
+    expect(runnable.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('type-checks every ts snippet', async () => {
+    const tsconfig = join(dir, 'tsconfig.json');
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: relative(dir, join(root, 'tsconfig.json')),
+        compilerOptions: { noEmit: true, noUnusedLocals: true },
+        include: [],
+        files: snippets.map((s) => relative(dir, fileOf(s))),
+      }),
+    );
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', tsconfig], { cwd: root, timeout: 120_000 }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe('');
+  }, 150_000);
+
+  it.each(runnable.map((s) => [s.n, s] as const))('snippet %i prints its // output:', async (_n, snippet) => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', fileOf(snippet)], {
+      cwd: root,
+      timeout: 60_000,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    expect(stdout.replace(/\n$/, '')).toBe(snippet.expected);
+  });
+});
