@@ -5,24 +5,14 @@
  * fields keep working.
  */
 import { z } from 'zod';
-import { ToolCall, ToolDefinition, Usage } from './upstream.js';
+import { MessageContent, ToolCall, ToolDefinition, Usage } from './upstream.js';
 
 /** A message of the conversation, as the spec's clients send it (`tool` for tool results). */
 export const ChatMessage = z.object({
   /** Who speaks: `system`, `user`, `assistant`, or `tool` (a tool result). */
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   /** The text (or OpenAI-style content parts); `null` for an assistant message with only tool calls. */
-  content: z
-    .union([
-      z.string(),
-      z.array(
-        z.looseObject({
-          /** The part's type (`text`, `image_url`, …). */
-          type: z.string(),
-        }),
-      ),
-    ])
-    .nullable(),
+  content: MessageContent.nullable(),
   /** An optional participant name. */
   name: z.string().optional(),
   /** An assistant message's tool calls (sent back with their results). */

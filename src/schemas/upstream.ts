@@ -183,22 +183,24 @@ export const ToolDefinition = z.looseObject({
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 
+/** A message's content: its text, or OpenAI-style content parts (`{type: 'text' | 'image_url', …}`). */
+export const MessageContent = z.union([
+  z.string(),
+  z.array(
+    z.looseObject({
+      /** The part's type (`text`, `image_url`, …). */
+      type: z.string(),
+    }),
+  ),
+]);
+export type MessageContent = z.infer<typeof MessageContent>;
+
 /** A message of the conversation sent upstream. */
 export const UpstreamMessage = z.looseObject({
   /** Who speaks: `system`, `user`, `assistant` or `tool`. */
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   /** The text (or content parts); `null` for an assistant message with only tool calls. */
-  content: z
-    .union([
-      z.string(),
-      z.array(
-        z.looseObject({
-          /** The part's type (`text`, `image_url`, …). */
-          type: z.string(),
-        }),
-      ),
-    ])
-    .nullish(),
+  content: MessageContent.nullish(),
   /** An optional participant name. */
   name: z.string().optional(),
   /** An assistant message's tool calls, sent back with the tool results. */
