@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -59,6 +60,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;
   const client = createChatClient({ ...clientConfig, ...options.client });
   const shutdown = new AbortController();
+  setMaxListeners(0, shutdown.signal); // one `abort` listener per in-flight response: no MaxListenersExceededWarning
   const inFlight = new Set<Promise<void>>();
   let closing = false;
   const page = readFileSync(PAGE_PATH, 'utf8');

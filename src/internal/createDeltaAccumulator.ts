@@ -32,6 +32,8 @@ interface ChoiceState {
   refusal: string | undefined;
   finishReason: string | null;
   toolCalls: readonly ToolCall[] | undefined;
+  /** The same calls in a mutable array, never emitted: copying a frozen array (`slice`) is ~8× slower in V8. */
+  toolCallList: ToolCall[] | undefined;
   logprobs: LogprobsAccumulator | undefined;
   logprobsView: unknown;
   messageExtras: Json | undefined;
@@ -77,6 +79,7 @@ export function createDeltaAccumulator(): DeltaAccumulator {
       refusal: undefined,
       finishReason: null,
       toolCalls: undefined,
+      toolCallList: undefined,
       logprobs: undefined,
       logprobsView: null,
       messageExtras: undefined,
@@ -97,7 +100,11 @@ export function createDeltaAccumulator(): DeltaAccumulator {
       state.finishReason = choice.finish_reason;
       changed = true;
     }
-    if (copyExtraFields(choice, CHOICE_KEYS, () => (state.extras ??= {}))) changed = true;
+    const extras = copyExtraFields(choice, CHOICE_KEYS, state.extras);
+    if (extras !== undefined) {
+      state.extras = extras;
+      changed = true;
+    }
     const logprobs = choice.logprobs as { content?: unknown; refusal?: unknown } | null | undefined;
     if (typeof logprobs === 'object' && logprobs !== null) {
       const accumulated = (state.logprobs ??= createLogprobsAccumulator());
@@ -130,19 +137,23 @@ export function createDeltaAccumulator(): DeltaAccumulator {
     }
     const fragments = delta.tool_calls;
     if (fragments != null && fragments.length > 0) {
-      let next: ToolCall[] | undefined;
+      let grown = false;
       for (let p = 0; p < fragments.length; p++) {
         const { call, started, changed: grew } = tracker.apply(state.index, fragments[p]!, p, fragments.length);
         if (!started && !grew) continue;
-        next ??= state.toolCalls === undefined ? [] : state.toolCalls.slice();
-        next[call.ordinal] = toolCallOf(call);
+        (state.toolCallList ??= [])[call.ordinal] = toolCallOf(call);
+        grown = true;
       }
-      if (next !== undefined) {
-        state.toolCalls = Object.freeze(next);
+      if (grown) {
+        state.toolCalls = Object.freeze(state.toolCallList!.slice());
         changed = true;
       }
     }
-    if (copyExtraFields(delta, DELTA_KEYS, () => (state.messageExtras ??= {}))) changed = true;
+    const messageExtras = copyExtraFields(delta, DELTA_KEYS, state.messageExtras);
+    if (messageExtras !== undefined) {
+      state.messageExtras = messageExtras;
+      changed = true;
+    }
     return changed;
   };
 
@@ -169,7 +180,7 @@ export function createDeltaAccumulator(): DeltaAccumulator {
       if (typeof chunk.created === 'number') created = chunk.created;
       if (isText(chunk.model)) model = chunk.model;
       if (isText(chunk.system_fingerprint)) fingerprint = chunk.system_fingerprint;
-      copyExtraFields(chunk, CHUNK_KEYS, () => (extras ??= {}));
+      extras = copyExtraFields(chunk, CHUNK_KEYS, extras) ?? extras;
       let choiceUsage: Usage | undefined;
       let rebuilt = false;
       const chunkChoices = chunk.choices ?? [];

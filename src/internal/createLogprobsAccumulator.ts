@@ -29,7 +29,7 @@ export function createLogprobsAccumulator(): LogprobsAccumulator {
     push(logprobs) {
       if (Array.isArray(logprobs.content)) for (const item of logprobs.content) (content ??= []).push(frozenCopy(item));
       if (Array.isArray(logprobs.refusal)) for (const item of logprobs.refusal) (refusal ??= []).push(frozenCopy(item));
-      copyExtraFields(logprobs, KNOWN, () => extras);
+      copyExtraFields(logprobs, KNOWN, extras);
     },
     view() {
       const readContent = prefix(content);

@@ -42,7 +42,9 @@ const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: 
  * 3. When `res.write()` returns `false`, `demand.pause()`; `'drain'` or `'close'` resume it.
  * 4. `'close'` of the response before its end unsubscribes from the source, which aborts the upstream request.
  * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the socket is full).
- * 6. `res.flush()` is called after each write when present (compression middleware).
+ * 6. The frames of one tick of the event loop (a network read of the upstream usually carries several) are written
+ *    with one `res.write()` at the end of that tick, then `res.flush()` when present (compression middleware).
+ *    The end of the response and an in-band error are written after them, in order.
  *
  * @param res - The response (Express's `res` is one). Nothing may have been written to it.
  * @param source - The values to send; unsubscribed on disconnect, abort or end.
@@ -66,6 +68,9 @@ export function writeResponse<T>(
     let firstValueMs: number | undefined;
     let pending: { value: T } | undefined;
     let heartbeat: ReturnType<typeof setTimeout> | undefined;
+    let lastWrite = started; // of the latest write: the one heartbeat timer checks it instead of being re-armed per value
+    let queued = ''; // frames of the current tick, written by writeQueued at its end
+    let flushScheduled = false;
     const subscription = new Subscription();
 
     const resume = (): void => demand?.resume();
@@ -73,6 +78,7 @@ export function writeResponse<T>(
       if (done) return;
       done = true;
       clearTimeout(heartbeat);
+      takeQueued(); // written already by complete/fail; else the client is gone and the frames are dropped (but counted)
       res.off('close', onClose);
       res.off('drain', resume);
       signal?.removeEventListener('abort', onAbort);
@@ -90,23 +96,47 @@ export function writeResponse<T>(
       if (format.streaming && res.shouldKeepAlive) headers['Connection'] = 'keep-alive';
       res.writeHead(200, headers);
     };
-    const armHeartbeat = (): void => {
-      if (format.heartbeat === undefined || heartbeatMs <= 0 || done) return;
-      clearTimeout(heartbeat);
-      heartbeat = setTimeout(() => {
-        if (!res.writableNeedDrain) write(format.heartbeat ?? '');
-        else armHeartbeat();
-      }, heartbeatMs);
+    const onHeartbeat = (): void => {
+      heartbeat = undefined;
+      if (done) return;
+      const silent = performance.now() - lastWrite;
+      if (silent < heartbeatMs) return armHeartbeat(heartbeatMs - silent);
+      if (!res.writableNeedDrain) write(format.heartbeat ?? '');
+      else armHeartbeat(heartbeatMs);
     };
-    const write = (text: string): void => {
-      commit();
+    /** Arms the one heartbeat timer (when none is pending); a write only moves `lastWrite`. */
+    const armHeartbeat = (ms: number): void => {
+      if (format.heartbeat === undefined || heartbeatMs <= 0 || done || heartbeat !== undefined) return;
+      heartbeat = setTimeout(onHeartbeat, Math.max(1, Math.ceil(ms)));
+    };
+    /** Takes (and counts) the frames queued in this tick: the caller writes them before anything else, or drops them. */
+    const takeQueued = (): string => {
+      const text = queued;
+      if (text === '') return text;
+      queued = '';
       bytes += Buffer.byteLength(text);
+      return text;
+    };
+    const writeQueued = (): void => {
+      flushScheduled = false;
+      if (queued === '') return;
+      lastWrite = performance.now();
+      const text = takeQueued();
+      if (res.destroyed || res.writableEnded) return;
       if (!res.write(text) && demand !== undefined && demand.isOpen) {
         demand.pause();
         res.once('drain', resume);
       }
       flush(res);
-      armHeartbeat();
+    };
+    const write = (text: string): void => {
+      commit();
+      queued += text;
+      if (!flushScheduled) {
+        flushScheduled = true;
+        process.nextTick(writeQueued); // the heartbeat's `lastWrite` is set there, once per tick
+      }
+      armHeartbeat(heartbeatMs);
     };
     const fail = (error: unknown): void => {
       if (done) return;
@@ -114,7 +144,7 @@ export function writeResponse<T>(
       const text = format.encodeError(body);
       if (committed || res.headersSent) {
         bytes += Buffer.byteLength(text);
-        res.end(text);
+        res.end(takeQueued() + text);
         return settle('failed', 200, error);
       }
       const headers: Record<string, string | number> = { ...format.headers, 'Content-Length': Buffer.byteLength(text) };
@@ -145,8 +175,11 @@ export function writeResponse<T>(
         bytes += Buffer.byteLength(text);
         res.end(text);
       } else {
-        if (format.trailer !== '') write(format.trailer);
-        res.end();
+        if (format.trailer !== '') {
+          commit();
+          bytes += Buffer.byteLength(format.trailer);
+        }
+        res.end(takeQueued() + format.trailer);
       }
       settle('completed', 200);
     };
@@ -170,7 +203,7 @@ export function writeResponse<T>(
     res.on('close', onClose);
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    armHeartbeat();
+    armHeartbeat(heartbeatMs);
     // Added to a closed Subscription (settled synchronously), the source's subscription is unsubscribed at once.
     subscription.add(source.subscribe({ next, error: fail, complete }));
   });

@@ -6,7 +6,7 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { TimeoutError, type TimeoutPhase } from '../errors.js';
+import { TimeoutError } from '../errors.js';
 import type { DemandGate } from '../source/createDemandGate.js';
 
 /** Options of {@link chunkTimeouts}, in milliseconds; absent or `0` means no deadline. */
@@ -61,24 +61,43 @@ export function chunkTimeouts<T>(config: ChunkTimeoutsConfig): MonoTypeOperatorF
   if (firstChunk === undefined && idle === undefined && total === undefined) return (source) => source;
   return (source) =>
     new Observable<T>((subscriber) => {
+      // One pending check at a time instead of a timer re-armed per value: a value only records its time, and the
+      // check, when it runs, compares `scheduler.now()` with it and schedules itself for the rest of the deadline.
+      let started = false; // a value arrived: the idle deadline applies, no longer the first-chunk one
+      let since = scheduler.now(); // start of the current deadline: subscription, the latest value, or a re-arm
       let deadline: Subscription | undefined;
-      const arm = (ms: number | undefined, phase: TimeoutPhase): void => {
-        deadline?.unsubscribe();
-        deadline =
-          ms === undefined
-            ? undefined
-            : scheduler.schedule(() => {
-                if (config.demand !== undefined && !config.demand.isOpen) arm(ms, phase);
-                else subscriber.error(new TimeoutError(phase, ms));
-              }, ms);
+      const check = (): void => {
+        deadline = undefined;
+        const ms = started ? idle : firstChunk;
+        if (ms === undefined) return;
+        const now = scheduler.now();
+        const left = since + ms - now;
+        if (left > 0) {
+          deadline = scheduler.schedule(check, left);
+        } else if (config.demand !== undefined && !config.demand.isOpen) {
+          since = now; // the consumer is slow, not the upstream: the deadline starts over
+          deadline = scheduler.schedule(check, ms);
+        } else {
+          subscriber.error(new TimeoutError(started ? 'idle' : 'first_chunk', ms));
+        }
       };
-      arm(firstChunk, 'first_chunk');
+      if (firstChunk !== undefined) deadline = scheduler.schedule(check, firstChunk);
+      const onValue = (): void => {
+        since = scheduler.now();
+        if (started) {
+          if (deadline === undefined && idle !== undefined) deadline = scheduler.schedule(check, idle);
+          return;
+        }
+        started = true;
+        deadline?.unsubscribe();
+        deadline = idle === undefined ? undefined : scheduler.schedule(check, idle);
+      };
       const whole =
         total === undefined
           ? undefined
           : scheduler.schedule(() => subscriber.error(new TimeoutError('total', total)), total);
       // Passing the subscriber itself keeps the unsubscription chain (a synchronous firehose sees `closed`).
-      source.pipe(tap(() => arm(idle, 'idle'))).subscribe(subscriber);
+      source.pipe(tap(onValue)).subscribe(subscriber);
       return () => {
         deadline?.unsubscribe();
         whole?.unsubscribe();

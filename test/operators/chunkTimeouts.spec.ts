@@ -67,6 +67,55 @@ describe('chunkTimeouts', () => {
     });
   });
 
+  it('counts idle from the latest value, however many values came before', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-c-d-e-f--------g|');
+      // each gap (2) is under idle (3): the deadline runs from f (t=11) and passes at 14
+      expectObservable(source.pipe(chunkTimeouts({ firstChunk: 2, idle: 3 }))).toBe(
+        '-a-b-c-d-e-f--#',
+        undefined,
+        new TimeoutError('idle', 3),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^-------------!');
+    });
+  });
+
+  it('a gap exactly as long as idle is not a timeout when the value comes first; a first chunk ends the first-chunk deadline', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      expectObservable(cold('a--b--c|').pipe(chunkTimeouts({ idle: 3 }))).toBe('a--b--c|');
+      expectObservable(cold('-a------------b|').pipe(chunkTimeouts({ firstChunk: 2 }))).toBe('-a------------b|');
+    });
+  });
+
+  it('a re-armed deadline starts when it passed, and a later value moves it again', () => {
+    const demand = createDemandGate();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('-a-b----c--------d|');
+      scheduler.schedule(() => demand.pause(), 5);
+      scheduler.schedule(() => demand.resume(), 7);
+      // idle 3 from b (t=3): passes at 6, gate closed → re-armed to 9; c at 8 moves it to 11; passes at 11, gate open
+      expectObservable(source.pipe(chunkTimeouts({ idle: 3, demand }))).toBe(
+        '-a-b----c--#',
+        undefined,
+        new TimeoutError('idle', 3),
+      );
+    });
+  });
+
+  it('the first-chunk deadline also starts over while the gate is closed', () => {
+    const demand = createDemandGate();
+    scheduler.run(({ cold, expectObservable }) => {
+      scheduler.schedule(() => demand.pause(), 1);
+      scheduler.schedule(() => demand.resume(), 6);
+      // firstChunk 4: passes at 4 (closed) → re-armed to 8; passes at 8 with the gate open
+      expectObservable(cold('------------a|').pipe(chunkTimeouts({ firstChunk: 4, demand }))).toBe(
+        '--------#',
+        undefined,
+        new TimeoutError('first_chunk', 4),
+      );
+    });
+  });
+
   it('passes values, errors and completion through, and releases timers on completion', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('-a-b-#', undefined, new Error('boom'));
