@@ -24,5 +24,14 @@ import type { ServerSentEvent } from './types.js';
  * @returns A branded copy of `init`.
  */
 export function serverSentEvent<T>(init: ServerSentEvent<T>): ServerSentEvent<T> {
-  return { ...init, [SERVER_SENT_EVENT_BRAND]: true } as ServerSentEvent<T>;
+  // A literal of fixed shape, not a spread: V8 gives spread copies a shape that makes every later read of the event
+  // (the SSE writer's, once per frame) several times slower. Absent fields stay `undefined`, which the writer skips.
+  return {
+    data: init.data,
+    event: init.event,
+    id: init.id,
+    retry: init.retry,
+    comment: init.comment,
+    [SERVER_SENT_EVENT_BRAND]: true,
+  } as ServerSentEvent<T>;
 }
