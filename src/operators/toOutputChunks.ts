@@ -1,4 +1,4 @@
-import { concatWith, defer, filter, map, of, type OperatorFunction } from 'rxjs';
+import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
 import { ConfigError } from '../errors.js';
 import { createOutputAccumulator } from '../internal/createOutputAccumulator.js';
 import type { LlmClientOutputChunk, OutputMessage } from '../schemas/contract.js';
@@ -59,30 +59,34 @@ export function toOutputChunks(
     );
   }
   return (source) =>
-    defer(() => {
+    new Observable<LlmClientOutputChunk>((subscriber) => {
       const state = createOutputAccumulator(choice);
       let index = 0;
-      return source.pipe(
-        map((chunk): LlmClientOutputChunk | undefined => {
-          const step = state.push(chunk);
-          if (step === undefined) return undefined;
-          const message: OutputMessage = { role: 'assistant', content: step.content };
-          if (step.reasoning !== '') message.reasoning_content = step.reasoning;
-          if (step.toolCalls !== undefined) message.tool_calls = step.toolCalls;
-          return { message, done: false, index: index++ };
-        }),
-        filter((chunk): chunk is LlmClientOutputChunk => chunk !== undefined),
-        concatWith(
-          defer(() => {
-            const toolCalls = state.finish();
-            const message: OutputMessage = { role: 'assistant', content: '' };
-            if (toolCalls !== undefined) message.tool_calls = toolCalls;
-            const last: LlmClientOutputChunk = { message, done: true, index: index++ };
-            if (state.finishReason !== undefined) last.finish_reason = state.finishReason;
-            if (state.usage !== undefined) last.usage = state.usage;
-            return of(last);
+      // One tap forwarding to the subscriber itself (no map + filter + concatWith hops per chunk); passing the
+      // subscriber keeps the unsubscription chain, so a synchronous firehose sees `closed`.
+      source
+        .pipe(
+          tap({
+            next(chunk) {
+              const step = state.push(chunk);
+              if (step === undefined) return;
+              const message: OutputMessage = { role: 'assistant', content: step.content };
+              if (step.reasoning !== '') message.reasoning_content = step.reasoning;
+              if (step.toolCalls !== undefined) message.tool_calls = step.toolCalls;
+              subscriber.next({ message, done: false, index: index++ });
+            },
+            complete() {
+              const toolCalls = state.finish();
+              const message: OutputMessage = { role: 'assistant', content: '' };
+              if (toolCalls !== undefined) message.tool_calls = toolCalls;
+              const last: LlmClientOutputChunk = { message, done: true, index: index++ };
+              if (state.finishReason !== undefined) last.finish_reason = state.finishReason;
+              if (state.usage !== undefined) last.usage = state.usage;
+              subscriber.next(last);
+            },
           }),
-        ),
-      );
+          ignoreElements(),
+        )
+        .subscribe(subscriber);
     });
 }
