@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { chatfluxDir } from '../lib/chatfluxDir.js';
 import { encodeEvents, textEvents } from '../workloads.js';
 
@@ -93,29 +93,11 @@ function startUpstream(counters: { completed: number; bigBytes: number }) {
   });
 }
 
-function startRawProxy(upstream: string) {
-  return createServer((req, res) => {
-    void readBody(req).then(async (raw) => {
-      const controller = new AbortController();
-      res.on('close', () => controller.abort());
-      try {
-        const up = await request(`${upstream}/v1/chat/completions`, {
-          method: 'POST',
-          body: raw,
-          headers: { 'content-type': 'application/json' },
-          signal: controller.signal,
-        });
-        res.writeHead(up.statusCode, SSE_HEADERS);
-        pipeline(up.body, res, () => undefined);
-      } catch {
-        if (!res.headersSent) res.writeHead(502).end();
-      }
-    });
-  });
-}
-
-/** The floor proxy: the least work that turns the upstream SSE into the spec's `/chat/sse` frames. */
-function startFloorProxy(upstream: string) {
+/**
+ * A proxy server that forwards each request's body to the upstream (aborted when the client goes away) and hands the
+ * upstream response to `serve`; a failure before the headers is a bare 502.
+ */
+function startForwardingProxy(upstream: string, serve: (up: Dispatcher.ResponseData, res: ServerResponse) => void) {
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     void readBody(req).then(async (raw) => {
       const controller = new AbortController();
@@ -127,42 +109,56 @@ function startFloorProxy(upstream: string) {
           headers: { 'content-type': 'application/json' },
           signal: controller.signal,
         });
-        res.writeHead(200, { ...SSE_HEADERS, 'x-accel-buffering': 'no' });
-        const decoder = new TextDecoder();
-        let buffer = '';
-        let index = 0;
-        up.body.on('data', (chunk: Buffer) => {
-          buffer += decoder.decode(chunk, { stream: true });
-          let start = 0;
-          let end: number;
-          let out = '';
-          while ((end = buffer.indexOf('\n\n', start)) !== -1) {
-            const line = buffer.slice(start, end);
-            start = end + 2;
-            if (!line.startsWith('data: ')) continue;
-            const data = line.slice(6);
-            if (data === '[DONE]') {
-              out += `data: ${JSON.stringify({ message: { role: 'assistant', content: '' }, done: true, index: index++ })}\n\ndata: [DONE]\n\n`;
-              continue;
-            }
-            const content = (JSON.parse(data) as { choices?: Array<{ delta?: { content?: string | null } }> })
-              .choices?.[0]?.delta?.content;
-            if (content) {
-              out += `data: ${JSON.stringify({ message: { role: 'assistant', content }, done: false, index: index++ })}\n\n`;
-            }
-          }
-          buffer = buffer.slice(start);
-          if (out !== '' && !res.write(out)) {
-            up.body.pause();
-            res.once('drain', () => up.body.resume());
-          }
-        });
-        up.body.on('end', () => res.end());
-        up.body.on('error', () => res.destroy());
+        serve(up, res);
       } catch {
         if (!res.headersSent) res.writeHead(502).end();
       }
     });
+  });
+}
+
+function startRawProxy(upstream: string) {
+  return startForwardingProxy(upstream, (up, res) => {
+    res.writeHead(up.statusCode, SSE_HEADERS);
+    pipeline(up.body, res, () => undefined);
+  });
+}
+
+/** The floor proxy: the least work that turns the upstream SSE into the spec's `/chat/sse` frames. */
+function startFloorProxy(upstream: string) {
+  return startForwardingProxy(upstream, (up, res) => {
+    res.writeHead(200, { ...SSE_HEADERS, 'x-accel-buffering': 'no' });
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let index = 0;
+    up.body.on('data', (chunk: Buffer) => {
+      buffer += decoder.decode(chunk, { stream: true });
+      let start = 0;
+      let end: number;
+      let out = '';
+      while ((end = buffer.indexOf('\n\n', start)) !== -1) {
+        const line = buffer.slice(start, end);
+        start = end + 2;
+        if (!line.startsWith('data: ')) continue;
+        const data = line.slice(6);
+        if (data === '[DONE]') {
+          out += `data: ${JSON.stringify({ message: { role: 'assistant', content: '' }, done: true, index: index++ })}\n\ndata: [DONE]\n\n`;
+          continue;
+        }
+        const content = (JSON.parse(data) as { choices?: Array<{ delta?: { content?: string | null } }> }).choices?.[0]
+          ?.delta?.content;
+        if (content) {
+          out += `data: ${JSON.stringify({ message: { role: 'assistant', content }, done: false, index: index++ })}\n\n`;
+        }
+      }
+      buffer = buffer.slice(start);
+      if (out !== '' && !res.write(out)) {
+        up.body.pause();
+        res.once('drain', () => up.body.resume());
+      }
+    });
+    up.body.on('end', () => res.end());
+    up.body.on('error', () => res.destroy());
   });
 }
 

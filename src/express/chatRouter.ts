@@ -11,7 +11,7 @@ import type { WriteOutcome } from '../node/WriteOutcome.js';
 import type { ChatRequest, Usage } from '../schemas/index.js';
 import { createDemandGate, type DemandGate } from '../source/createDemandGate.js';
 import { parseChatRequest } from '../parseChatRequest.js';
-import { toRequestError } from './toRequestError.js';
+import { toRequestError } from '../internal/toRequestError.js';
 
 /** The three endpoints. */
 export type ChatEndpoint = '/chat/json' | '/chat/stream' | '/chat/sse';

@@ -3,7 +3,7 @@ import { defer, switchMap, type Observable } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { RequestError } from '../errors.js';
 import { parseChatRequest } from '../parseChatRequest.js';
-import { toRequestError } from '../express/toRequestError.js';
+import { toRequestError } from '../internal/toRequestError.js';
 import { matchesBearerKey } from '../internal/matchesBearerKey.js';
 import type { WriteOutcome } from '../node/index.js';
 import { createDemandGate } from '../source/createDemandGate.js';

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { isChatfluxError, RequestError } from '../errors.js';
-import { toRequestError } from '../express/toRequestError.js';
+import { toRequestError } from '../internal/toRequestError.js';
 
 const BY_STATUS = new Map<number, 'invalid_request' | 'unauthorized' | 'payload_too_large' | 'unsupported_media_type'>([
   [400, 'invalid_request'],

@@ -6,9 +6,6 @@ import type { DemandGate } from '../source/createDemandGate.js';
 import type { WireFormat } from './WireFormat.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 
-// Kept for importers of the first layout (the NestJS adapter); new code imports './WriteOutcome.js'.
-export type { WriteOutcome } from './WriteOutcome.js';
-
 /** Options of {@link writeResponse} and of the `send*` writers. */
 export interface WriteResponseConfig {
   /**
