@@ -1,4 +1,5 @@
 import { frozenCopy } from './frozenCopy.js';
+import { setOwn } from './setOwn.js';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -18,7 +19,7 @@ export function copyExtraFields(
     if (known.has(key) || !hasOwn.call(from, key)) continue;
     const value = (from as Record<string, unknown>)[key];
     if (value === undefined) continue;
-    (into ??= {})[key] = frozenCopy(value);
+    setOwn((into ??= {}), key, frozenCopy(value));
     copied = true;
   }
   return copied ? into : undefined;

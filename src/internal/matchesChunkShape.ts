@@ -4,6 +4,9 @@
  * becomes `[]`). `decodeChunk` tries it first and lets zod produce the error only when it says no; a property test
  * keeps the two in agreement. Keep it in step with the schema.
  *
+ * An object of the schema with an own `__proto__` key (which `JSON.parse` creates from `{"__proto__":…}`) is left to
+ * zod, which drops that key: the fast path never hands such a key on.
+ *
  * @param value - A value from `JSON.parse`.
  * @returns Whether the value has the shape of a chunk.
  */
@@ -21,7 +24,9 @@ export function matchesChunkShape(value: unknown): boolean {
 
 type Obj = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const hasOwn = Object.prototype.hasOwnProperty;
+const isObject = (v: unknown): v is Obj =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !hasOwn.call(v, '__proto__');
 const nullishString = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string';
 const nullishNumber = (v: unknown): boolean =>
   v === undefined || v === null || (typeof v === 'number' && Number.isFinite(v));

@@ -76,6 +76,23 @@ describe('matchesChunkShape', () => {
     expect(accepted).toBeGreaterThan(50); // the generator reaches the accepting side too
   });
 
+  it('leaves an own __proto__ key at any schema level to zod, which drops it', () => {
+    for (const text of [
+      '{"__proto__":false}',
+      '{"__proto__":{"id":5}}',
+      '{"choices":[{"__proto__":{"index":"bad"}}]}',
+      '{"choices":[{"delta":{"\\u005f_proto__":{"content":"injected"}}}]}',
+      '{"choices":[{"delta":{"tool_calls":[{"function":{"__proto__":{}}}]}}]}',
+      '{"usage":{"prompt_tokens_details":{"__proto__":null}}}',
+    ]) {
+      const value = JSON.parse(text) as unknown;
+      expect(matchesChunkShape(value)).toBe(false);
+      const result = ChatCompletionChunk.safeParse(value);
+      expect(result.success).toBe(true);
+      expect(JSON.stringify(result.data)).not.toContain('__proto__');
+    }
+  });
+
   it('rejects non-finite numbers and unsafe integers as zod does', () => {
     for (const text of ['{"created":1e999}', '{"choices":[{"index":1e20}]}', '{"usage":{"total_tokens":-1e999}}']) {
       const value = JSON.parse(text) as unknown;

@@ -294,6 +294,35 @@ describe('accumulateDeltas', () => {
       }).toThrow(TypeError);
     });
 
+    it('never lets a __proto__ key from upstream JSON set a prototype: dropped at schema level, kept as data below', async () => {
+      const text =
+        'data: {"__proto__":{"model":"x"},"choices":[{"index":0,"__proto__":{"finish_reason":"stop"},' +
+        '"delta":{"content":"a","__proto__":{"content":"injected"},"vendor":{"__proto__":{"polluted":true}}}}]}\n\n' +
+        'data: [DONE]\n\n';
+      const last = await lastValueFrom(of(text).pipe(parseSse(), decodeChunk(), accumulateDeltas()));
+      expect(JSON.parse(JSON.stringify(last))).toEqual({
+        id: '',
+        object: 'chat.completion',
+        created: 0,
+        model: '',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'a', vendor: { ['__proto__']: { polluted: true } } },
+            logprobs: null,
+            finish_reason: null,
+          },
+        ],
+      });
+      for (const object of objectsOf(last)) {
+        const proto: unknown = Object.getPrototypeOf(object);
+        expect(proto === Object.prototype || proto === Array.prototype).toBe(true);
+      }
+      const vendor = (last.choices[0]!.message as unknown as { vendor: object }).vendor;
+      expect(Object.keys(vendor)).toEqual(['__proto__']);
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    });
+
     it('does not freeze or keep references to the caller’s chunks', async () => {
       const usage = { prompt_tokens: 1, prompt_tokens_details: { cached_tokens: 0 } };
       const chunk = chunkOf.choices(
