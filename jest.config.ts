@@ -4,7 +4,7 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   // Sources import siblings with a `.js` suffix (required by the ESM build); map it back to the .ts file.
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
