@@ -216,8 +216,12 @@ export class ConfigError extends ChatfluxError {
   }
 }
 
+// A string `code` as well: a DOMException named 'TimeoutError' (AbortSignal.timeout) has a numeric one.
 const hasName = (error: unknown, name: string): boolean =>
-  typeof error === 'object' && error !== null && (error as { name?: unknown }).name === name && 'code' in error;
+  typeof error === 'object' &&
+  error !== null &&
+  (error as { name?: unknown }).name === name &&
+  typeof (error as { code?: unknown }).code === 'string';
 
 /** True for any chatflux error, from any realm. */
 export function isChatfluxError(error: unknown): error is ChatfluxError {

@@ -114,6 +114,8 @@ describe('toErrorResponse', () => {
     'a string',
     undefined,
     { message: 'sk-abcdef123456' },
+    new DOMException('The operation timed out.', 'TimeoutError'), // a numeric code: not a chatflux TimeoutError
+    new DOMException('This operation was aborted', 'AbortError'),
   ])('maps %p to a generic 500', (error) => {
     expect(toErrorResponse(error)).toEqual({
       status: 500,
@@ -130,6 +132,18 @@ describe('toErrorResponse', () => {
     expect(body.message).toContain('[redacted]');
     expect(JSON.stringify(body)).not.toContain('    at ');
     expect(Object.keys(body)).toEqual(['message', 'type', 'code']);
+  });
+
+  it.each([
+    ['Authorization: Basic dXNlcjpwYXNzd29yZA==', 'dXNlcjpwYXNzd29yZA'],
+    ['authorization=Token abcdef123456', 'abcdef123456'],
+    ['{"api_key":"opaque-value-1234"}', 'opaque-value-1234'],
+    ['x-api-key: 0123456789abcdef', '0123456789abcdef'],
+    ['Authorization: Bearer eyJhbGciOi.J9', 'eyJhbGciOi'],
+  ])('redacts the credential of %j, scheme word and all', (text, credential) => {
+    const { body } = toErrorResponse(new UpstreamStreamError(`upstream echoed ${text}`));
+    expect(body.message).not.toContain(credential);
+    expect(body.message).toContain('[redacted]');
   });
 
   it('caps very long messages', () => {

@@ -5,7 +5,8 @@
 const SECRET_PATTERNS: readonly RegExp[] = [
   /\bBearer\s+[A-Za-z0-9._~+/=-]{4,}/gi,
   /\bsk-[A-Za-z0-9_*-]{6,}/g,
-  /\b((?:api[_-]?key|apikey|access[_-]?token|authorization|x-api-key)["']?\s*[:=]\s*["']?)[^\s"',;&}]{4,}/gi,
+  // The credential after a key name; after `authorization` its scheme word too (`Basic …`, `Token …`).
+  /\b((?:api[_-]?key|apikey|access[_-]?token|authorization|x-api-key)["']?\s*[:=]\s*["']?)(?:[A-Za-z]+\s+)?[^\s"',;&}]{4,}/gi,
 ];
 
 /**
