@@ -3,6 +3,7 @@ import {
   isAnswerFailedError,
   isNetworkError,
   isRequestError,
+  isShutdownError,
   isStreamProtocolError,
   isTimeoutError,
   isToolCallError,
@@ -19,7 +20,7 @@ export interface ErrorResponse {
   status: number;
   /** The spec's `{message, type, code}`: secrets redacted, no stack, no internals. */
   body: ErrorBody;
-  /** For a `429`, the wait the provider asked for, in whole seconds (for a `Retry-After` header). */
+  /** For a `429` the wait the provider asked for, for a `503` shutdown the wait before a retry: whole seconds (for a `Retry-After` header). */
   retryAfterSeconds?: number;
 }
 
@@ -66,6 +67,7 @@ const respond = (
  * | NetworkError                                  | 502    | `upstream_error`        | `network`                                           |
  * | TimeoutError                                  | 504    | `timeout_error`         | `timeout`                                           |
  * | AbortedError                                  | 499    | `aborted_error`         | `aborted`                                           |
+ * | ShutdownError                                 | 503    | `server_error`          | `shutting_down` (with `Retry-After`)                |
  * | ConfigError, anything else                    | 500    | `server_error`          | `internal_error`                                    |
  *
  * 1. Messages pass through `redactSecrets` (`sk-…`, `Bearer …`, `api_key=…`, and every string in `config.secrets`)
@@ -139,5 +141,10 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
     return respond(502, 'upstream_error', error.code, 'the upstream provider could not be reached', secrets);
   if (isTimeoutError(error)) return respond(504, 'timeout_error', error.code, error.message, secrets);
   if (isAbortedError(error)) return respond(499, 'aborted_error', error.code, error.message, secrets);
+  if (isShutdownError(error)) {
+    const out = respond(503, 'server_error', error.code, error.message, secrets);
+    out.retryAfterSeconds = error.retryAfterSeconds;
+    return out;
+  }
   return { status: INTERNAL.status, body: { ...INTERNAL.body } };
 }

@@ -26,6 +26,8 @@ export type ChatfluxErrorCode =
   | 'network'
   | 'timeout'
   | 'aborted'
+  // this server is stopping
+  | 'shutting_down'
   // tool calls
   | 'tool_arguments_invalid'
   // a downstream client's request
@@ -174,6 +176,25 @@ export class AbortedError extends ChatfluxError {
   }
 }
 
+/**
+ * The server is shutting down and ended (or refused) this response. Unlike {@link AbortedError} — the caller's own
+ * cancellation, which nobody is left to hear — a client is still connected and is told to try again elsewhere:
+ * `503` with `Retry-After` before the headers, an in-band error frame after.
+ */
+export class ShutdownError extends ChatfluxError {
+  /** Always `'ShutdownError'`. */
+  override name = 'ShutdownError' as const;
+  /** How long a client should wait before it retries, in seconds (a `Retry-After` for the 503). */
+  readonly retryAfterSeconds: number;
+  constructor(
+    message = 'the server is shutting down; retry the request',
+    options: ChatfluxErrorOptions & { retryAfterSeconds?: number } = {},
+  ) {
+    super('shutting_down', message, options);
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
+}
+
 /** A tool call's arguments are not valid JSON, or fail the schema configured for the function. */
 export class ToolCallError extends ChatfluxError {
   /** Always `'ToolCallError'`. */
@@ -244,6 +265,8 @@ export const isNetworkError = (error: unknown): error is NetworkError => hasName
 export const isTimeoutError = (error: unknown): error is TimeoutError => hasName(error, 'TimeoutError');
 /** True for an {@link AbortedError}. */
 export const isAbortedError = (error: unknown): error is AbortedError => hasName(error, 'AbortedError');
+/** True for a {@link ShutdownError}. */
+export const isShutdownError = (error: unknown): error is ShutdownError => hasName(error, 'ShutdownError');
 /** True for a {@link ToolCallError}. */
 export const isToolCallError = (error: unknown): error is ToolCallError => hasName(error, 'ToolCallError');
 /** True for a {@link RequestError}. */

@@ -4,6 +4,7 @@ import {
   ConfigError,
   NetworkError,
   RequestError,
+  ShutdownError,
   StreamProtocolError,
   TimeoutError,
   ToolCallError,
@@ -106,6 +107,15 @@ describe('toErrorResponse', () => {
       status: 499,
       body: { message: 'the request was aborted', type: 'aborted_error', code: 'aborted' },
     });
+  });
+
+  it('maps a shutdown to 503 with a Retry-After, so a connected client knows to retry elsewhere', () => {
+    expect(toErrorResponse(new ShutdownError())).toEqual({
+      status: 503,
+      body: { message: 'the server is shutting down; retry the request', type: 'server_error', code: 'shutting_down' },
+      retryAfterSeconds: 1,
+    });
+    expect(toErrorResponse(new ShutdownError('bye', { retryAfterSeconds: 5 })).retryAfterSeconds).toBe(5);
   });
 
   it.each([
