@@ -54,7 +54,7 @@ export interface ChatClientConfig {
 export interface ChatCallOptions {
   /** The sink's demand gate: while closed, the upstream body is not read. */
   demand?: DemandGate;
-  /** Aborting it aborts the request (`AbortedError`, never retried). */
+  /** Aborting it aborts the request, or ends a wait between retries, at once (`AbortedError`, never retried). */
   signal?: AbortSignal;
 }
 
@@ -80,7 +80,6 @@ export interface ChatClient {
   /** Closes the client's own connection pool, aborting requests in flight. Later calls error with a `ConfigError`. */
   close(): Promise<void>;
 }
-
 
 /**
  * Creates a {@link ChatClient} for Moonshot (Kimi), DeepSeek or any OpenAI-compatible `/chat/completions`.
@@ -113,7 +112,12 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       bodyTimeout: 0,
     });
   const secrets = config.secrets ?? [];
-  const retryConfig = config.retry === false ? 0 : (config.retry ?? {});
+  const retryConfig: RetryOnTransientConfig =
+    config.retry === false
+      ? { count: 0 }
+      : typeof config.retry === 'number'
+        ? { count: config.retry }
+        : (config.retry ?? {});
   retryOnTransient(retryConfig); // a wrong policy is a ConfigError now, not at the first request
   let closed = false;
 
@@ -141,15 +145,17 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         }),
       );
     });
-  const retried = <T>(source: Observable<T>): Observable<T> => source.pipe(retryOnTransient<T>(retryConfig));
+  // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
+  const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> =>
+    source.pipe(retryOnTransient<T>(signal === undefined ? retryConfig : { ...retryConfig, signal }));
 
   const client: ChatClient = {
     provider,
     baseUrl,
     model,
-    chunks: (request, options) => retried(chunksOf(request, options)),
-    json: (request, options) => retried(chunksOf(request, options).pipe(toOutput())),
-    stream: (request, options) => retried(chunksOf(request, options).pipe(toOutputChunks())),
+    chunks: (request, options) => retried(chunksOf(request, options), options?.signal),
+    json: (request, options) => retried(chunksOf(request, options).pipe(toOutput()), options?.signal),
+    stream: (request, options) => retried(chunksOf(request, options).pipe(toOutputChunks()), options?.signal),
     sse: (request, options) => client.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
     close: async () => {
       closed = true;

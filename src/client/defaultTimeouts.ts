@@ -18,7 +18,7 @@ export interface TimeoutsConfig {
  * | deadline | default | why |
  * |---|---|---|
  * | `connect` | 10 s | a healthy API connects in well under a second even across continents; 10 s covers two SYN retransmits (1 s, 3 s) and a slow TLS handshake, and is undici's own default |
- * | `headers` | 60 s | both providers send the headers of a streaming answer before generating; a minute covers a saturated load balancer, then the attempt is retried |
+ * | `headers` | 600 s | the queue horizon, as `firstChunk`: DeepSeek may send nothing at all, not even the headers, for over 100 s while a request waits in its queue, so a shorter deadline would cut queued requests. Not retried by default (`DEFAULT_RETRY_POLICY.timeoutPhases`): the request was sent, a retry would queue it again |
  * | `firstChunk` | 600 s | DeepSeek queues a request for minutes under load (sending `: keep-alive` comments) and gives up itself after about ten; we should not give up earlier |
  * | `idle` | 60 s | once tokens flow they arrive every few tens of ms; a minute of silence mid-answer is a stall (DeepSeek does stall with the socket open), not thinking (reasoning is streamed too) |
  * | `total` | off | a long answer at 20 tokens/s legitimately runs for many minutes; callers who need a deadline pass an `AbortSignal` or set it |
@@ -26,7 +26,7 @@ export interface TimeoutsConfig {
 export const DEFAULT_TIMEOUTS: Readonly<Required<Omit<TimeoutsConfig, 'total'>>> & Pick<TimeoutsConfig, 'total'> =
   Object.freeze({
     connect: 10_000,
-    headers: 60_000,
+    headers: 600_000,
     firstChunk: 600_000,
     idle: 60_000,
   });

@@ -10,23 +10,27 @@ import type { RetryPolicy } from './retryPolicy.js';
 /**
  * True when `error` is worth another attempt under `policy`: a `NetworkError`; an `UpstreamHttpError` with a transient
  * status or overload type (never one of `neverStatuses`); an in-band `UpstreamStreamError` with an overload type; a
- * `TimeoutError` of a retried phase; an `AnswerFailedError` with a capacity finish reason. Everything else —
- * `AbortedError`, `StreamProtocolError`, `ToolCallError`, `RequestError`, foreign errors — is not.
+ * `TimeoutError` of a retried phase; an `AnswerFailedError` with a capacity finish reason. A provider error whose
+ * `type` or `code` is in `neverUpstreamTypes` (quota used up) is not, whatever its status. Everything else —
+ * `AbortedError`, `StreamProtocolError`, `ToolCallError`, `RequestError`, `ConfigError`, foreign errors — is not.
  */
 export function isTransientError(
   error: unknown,
-  policy: Pick<RetryPolicy, 'statuses' | 'neverStatuses' | 'upstreamTypes' | 'timeoutPhases' | 'finishReasons'>,
+  policy: Pick<
+    RetryPolicy,
+    'statuses' | 'neverStatuses' | 'upstreamTypes' | 'neverUpstreamTypes' | 'timeoutPhases' | 'finishReasons'
+  >,
 ): boolean {
   if (isNetworkError(error)) return true;
-  if (isUpstreamHttpError(error)) {
+  if (isUpstreamHttpError(error) || isUpstreamStreamError(error)) {
+    const { upstreamType, upstreamCode } = error;
+    const never = (name: string | undefined): boolean => name !== undefined && policy.neverUpstreamTypes.includes(name);
+    if (never(upstreamType) || never(upstreamCode)) return false;
+    const overloaded = upstreamType !== undefined && policy.upstreamTypes.includes(upstreamType);
+    if (isUpstreamStreamError(error)) return overloaded;
     if (policy.neverStatuses.includes(error.status)) return false;
-    return (
-      policy.statuses.includes(error.status) ||
-      (error.upstreamType !== undefined && policy.upstreamTypes.includes(error.upstreamType))
-    );
+    return policy.statuses.includes(error.status) || overloaded;
   }
-  if (isUpstreamStreamError(error))
-    return error.upstreamType !== undefined && policy.upstreamTypes.includes(error.upstreamType);
   if (isTimeoutError(error)) return policy.timeoutPhases.includes(error.phase);
   if (isAnswerFailedError(error)) return policy.finishReasons.includes(error.finishReason);
   return false;

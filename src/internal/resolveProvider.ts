@@ -21,7 +21,8 @@ export interface ResolvedProvider {
 /**
  * Applies a provider preset: the base URL, the default model, and the API key from its env var. Throws a
  * `ConfigError` that says how to fix the call for an unknown provider, a missing or non-http(s) base URL, or a
- * preset without a key (an empty key counts as none).
+ * preset without a key (an empty key counts as none). The key is trimmed: one read from a CRLF `.env` file ends in
+ * `\r`, which no provider's key contains and undici refuses in a header.
  */
 export function resolveProvider(settings: ProviderSettings): ResolvedProvider {
   const provider = settings.provider ?? 'openai-compatible';
@@ -47,5 +48,7 @@ export function resolveProvider(settings: ProviderSettings): ResolvedProvider {
   return { provider, baseUrl, apiKey, model: settings.model ?? preset.model };
 }
 
-const nonEmpty = (value: string | undefined): string | undefined =>
-  value === undefined || value.trim() === '' ? undefined : value;
+const nonEmpty = (value: string | undefined): string | undefined => {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+};

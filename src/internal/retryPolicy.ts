@@ -16,6 +16,8 @@ export interface RetryPolicy {
   neverStatuses: readonly number[];
   /** Provider error `type`s meaning "overloaded, try later" (on an HTTP error or an in-band stream error). */
   upstreamTypes: readonly string[];
+  /** Provider error `type`s or `code`s that are never retried, whatever the status (a quota that waiting will not refill). */
+  neverUpstreamTypes: readonly string[];
   /** Timeout phases that are retried. */
   timeoutPhases: readonly TimeoutPhase[];
   /** Finish reasons that fail an answer (`AnswerFailedError`) because the server ran out of capacity. */
@@ -34,7 +36,8 @@ export interface RetryPolicy {
  * | `statuses` | 408 409 429 500 502 503 504 | timeouts, conflicts, rate limits, server/gateway failures (DeepSeek 503 = overloaded) |
  * | `neverStatuses` | 400 401 402 403 404 422 | the request, the key or the balance is wrong: a retry cannot help |
  * | `upstreamTypes` | `engine_overloaded_error`, `rate_limit_reached_error`, `overloaded_error`, `server_overloaded` | Moonshot's and other providers' overload types, also when sent in-band |
- * | `timeoutPhases` | `connect`, `headers` | nothing was accepted yet. Not `first_chunk`: the provider accepted and queued the request, a retry would re-queue it and double the wait |
+ * | `neverUpstreamTypes` | `exceeded_current_quota_error`, `insufficient_quota` | Moonshot's and OpenAI-style "quota used up" (sent with a 429 or 403, as `type` or `code`): waiting does not refill it, a retry only adds load and delay |
+ * | `timeoutPhases` | `connect` | nothing was sent yet. Not `headers`: the request was sent and a queueing provider (DeepSeek sends nothing for over 100 s) may hold it, a retry would re-queue it; nor `first_chunk`: the provider accepted and queued the request, a retry would re-queue it and double the wait |
  * | `finishReasons` | `insufficient_system_resource` | DeepSeek ran out of capacity; only reachable when nothing was emitted (the `json` result) |
  */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
@@ -50,6 +53,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
     'overloaded_error',
     'server_overloaded',
   ]),
-  timeoutPhases: Object.freeze(['connect', 'headers'] as const),
+  neverUpstreamTypes: Object.freeze(['exceeded_current_quota_error', 'insufficient_quota']),
+  timeoutPhases: Object.freeze(['connect'] as const),
   finishReasons: Object.freeze(['insufficient_system_resource']),
 });

@@ -1,6 +1,7 @@
-import { defer, retry, tap, throwError, timer, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import { defer, retry, tap, throwError, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 import { ConfigError } from '../errors.js';
+import { abortableTimer } from '../internal/abortableTimer.js';
 import { computeRetryDelay } from '../internal/computeRetryDelay.js';
 import { isTransientError } from '../internal/isTransientError.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../internal/retryPolicy.js';
@@ -25,6 +26,8 @@ export interface RetryOnTransientConfig extends Partial<RetryPolicy> {
   onRetry?: (event: RetryEvent) => void;
   /** Decides transience instead of the policy's tables (the "only before the first value" rule still holds). */
   isTransient?: (error: unknown) => boolean;
+  /** The caller's cancellation: aborting it during a wait ends the result at once with an `AbortedError`, no further attempt. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -44,13 +47,16 @@ export interface RetryOnTransientConfig extends Partial<RetryPolicy> {
  * ```
  *
  * 1. Retries what `isTransientError` accepts under the policy: `NetworkError`; `UpstreamHttpError` 408, 409, 429,
- *    500, 502, 503, 504 or an overload type; connect/headers `TimeoutError`; … Never 400/401/402/403/404/422,
- *    `AbortedError`, `StreamProtocolError`, `ToolCallError`.
+ *    500, 502, 503, 504 or an overload type; a connect `TimeoutError`; … Never 400/401/402/403/404/422, a quota
+ *    used up (`exceeded_current_quota_error`, `insufficient_quota`, even on a 429), a headers/first-chunk/idle
+ *    `TimeoutError`, `AbortedError`, `ConfigError`, `StreamProtocolError`, `ToolCallError`.
  * 2. Only while the current subscription has emitted nothing; afterwards every error passes through.
  * 3. At most `count` retries (default 2). The wait is the server's hint (`retryAfterMs`) when it is at most
  *    `maxRetryAfterMs`; a longer hint surfaces the error; without a hint, full-jitter exponential backoff capped at
  *    `maxDelayMs`.
- * 4. Waits run on `config.scheduler`; unsubscribing during a wait cancels it and sends no further request.
+ * 4. Waits run on `config.scheduler`; unsubscribing during a wait cancels it and sends no further request. An abort
+ *    of `config.signal` during a wait (or before it) ends the result at once with an `AbortedError` — a 5 s
+ *    `Retry-After` does not delay the caller's cancellation.
  *
  * ## Example
  * ```ts
@@ -85,7 +91,7 @@ export function retryOnTransient<T>(config: RetryOnTransientConfig | number = {}
             const delayMs = computeRetryDelay(attempt, typeof hint === 'number' ? hint : undefined, policy, random);
             if (delayMs === undefined) return throwError(() => error);
             options.onRetry?.({ attempt, delayMs, error });
-            return timer(delayMs, scheduler);
+            return abortableTimer(delayMs, scheduler, options.signal);
           },
         }),
       );

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { lastValueFrom, take, toArray } from 'rxjs';
 import {
+  isAbortedError,
   isConfigError,
   isNetworkError,
   isRequestError,
@@ -170,6 +171,41 @@ describe('createChatClient', () => {
       expect(server.requests).toHaveLength(2);
     });
 
+    it('429 with Retry-After: 1 waits the hint (about a second), not the 10–20 ms backoff', async () => {
+      const arrivals: number[] = [];
+      await serve((_req, res, n) => {
+        arrivals.push(Date.now());
+        if (n === 1) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+          return res.end('{"error":{"message":"rate limited","type":"rate_limit_reached_error"}}');
+        }
+        answerWith(res);
+      });
+      const output = await lastValueFrom(make().json({ messages: MESSAGES }));
+      expect(output.message.content).toBe('你好');
+      expect(arrivals).toHaveLength(2);
+      expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(900);
+    });
+
+    it.each([
+      [
+        'Moonshot exceeded_current_quota_error',
+        '{"error":{"message":"quota exceeded","type":"exceeded_current_quota_error"}}',
+      ],
+      [
+        'OpenAI-style insufficient_quota',
+        '{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}',
+      ],
+    ])('a 429 with a used-up quota (%s) is not retried, even with a Retry-After', async (_name, body) => {
+      await serve((_req, res) => {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+        res.end(body);
+      });
+      const error = (await failure(make().json({ messages: MESSAGES }))) as UpstreamHttpError;
+      expect(isUpstreamHttpError(error) && error.status === 429).toBe(true);
+      expect(server.requests).toHaveLength(1);
+    });
+
     it('503 twice, then success: three requests', async () => {
       await serve((_req, res, n) => {
         if (n <= 2) {
@@ -249,12 +285,29 @@ describe('createChatClient', () => {
   });
 
   describe('timeouts', () => {
-    it('a server that never answers: TimeoutError("headers"), retried like any connect/headers failure', async () => {
+    it('a server that never answers: TimeoutError("headers"), not retried by default (the request may sit in a queue)', async () => {
       await serve(() => undefined);
       const error = await failure(make({ timeouts: { headers: 200 }, retry: 1 }).json({ messages: MESSAGES }));
       expect(isTimeoutError(error)).toBe(true);
       expect(error).toMatchObject({ phase: 'headers' });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a server that never answers: TimeoutError("headers"), retried when the policy lists the phase', async () => {
+      await serve(() => undefined);
+      const error = await failure(
+        make({ timeouts: { headers: 200 }, retry: { count: 1, timeoutPhases: ['connect', 'headers'] } }).json({
+          messages: MESSAGES,
+        }),
+      );
+      expect(isTimeoutError(error)).toBe(true);
+      expect(error).toMatchObject({ phase: 'headers' });
       expect(server.requests).toHaveLength(2);
+    });
+
+    it('the default headers deadline outlasts a queue that sends nothing for over 100 s (DeepSeek)', () => {
+      expect(DEFAULT_TIMEOUTS.headers).toBeGreaterThan(100_000);
+      expect(DEFAULT_TIMEOUTS.headers).toBeGreaterThanOrEqual(DEFAULT_TIMEOUTS.firstChunk);
     });
 
     it('headers then only keep-alive comments: TimeoutError("first_chunk"), not retried, the connection closed', async () => {
@@ -290,8 +343,8 @@ describe('createChatClient', () => {
       await socketClosedAt;
     });
 
-    it('defaults are documented: connect 10 s, headers 60 s, first chunk 10 min, idle 60 s, total off', () => {
-      expect(DEFAULT_TIMEOUTS).toEqual({ connect: 10_000, headers: 60_000, firstChunk: 600_000, idle: 60_000 });
+    it('defaults are documented: connect 10 s, headers 10 min, first chunk 10 min, idle 60 s, total off', () => {
+      expect(DEFAULT_TIMEOUTS).toEqual({ connect: 10_000, headers: 600_000, firstChunk: 600_000, idle: 60_000 });
     });
   });
 
@@ -317,6 +370,27 @@ describe('createChatClient', () => {
       expect((await seen) as Error).toMatchObject({ name: 'AbortedError' });
       await socketClosedAt;
       expect(server.requests).toHaveLength(1);
+    });
+
+    it('an abort during a Retry-After wait ends the call at once with AbortedError, no further request', async () => {
+      await serve((_req, res) => {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '5' });
+        res.end('{"error":{"message":"slow down","type":"rate_limit_reached_error"}}');
+      });
+      for (const call of ['json', 'stream', 'chunks', 'sse'] as const) {
+        const c = make();
+        const before = server.requests.length;
+        const controller = new AbortController();
+        const started = Date.now();
+        const seen = failure<unknown>(c[call]({ messages: MESSAGES }, { signal: controller.signal }));
+        setTimeout(() => controller.abort(), 100);
+        const error = await seen;
+        expect(isAbortedError(error)).toBe(true);
+        expect(Date.now() - started).toBeLessThan(2000);
+        await delay(20);
+        expect(server.requests.length - before).toBe(1);
+        await c.close();
+      }
     });
 
     it('close() ends the pool; later calls error with a ConfigError', async () => {
@@ -345,6 +419,38 @@ describe('createChatClient', () => {
       const moonshot = createChatClient({ provider: 'moonshot-cn', env: { MOONSHOT_API_KEY: KEY } });
       expect([moonshot.baseUrl, moonshot.model]).toEqual(['https://api.moonshot.cn/v1', 'kimi-k2-0905-preview']);
       void moonshot.close();
+    });
+
+    it('a key read from a CRLF .env file (trailing "\\r\\n") is trimmed and accepted', async () => {
+      await server.close();
+      await serve((req, res) => {
+        if (req.headers.authorization !== `Bearer ${KEY}`) {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          return res.end('{"error":{"message":"Authentication Fails","type":"authentication_error"}}');
+        }
+        answerWith(res);
+      });
+      make({ apiKey: undefined, env: { DEEPSEEK_API_KEY: `${KEY}\r\n` } });
+      const output = await lastValueFrom(client.json({ messages: MESSAGES }));
+      expect(output.message.content).toBe('你好');
+      expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    });
+
+    it('a key undici refuses to send is a ConfigError that says how to fix it: not retried, nothing sent, key not echoed', async () => {
+      const retries: unknown[] = [];
+      const badKey = `${KEY.slice(0, 10)}\n${KEY.slice(10)}`; // a line break inside: trimming cannot save it
+      const error = await failure(
+        make({ apiKey: badKey, retry: { onRetry: (event) => retries.push(event) } }).json({ messages: MESSAGES }),
+      );
+      expect(isConfigError(error)).toBe(true);
+      expect((error as Error).message).toMatch(/invalid authorization header.*API key.*line breaks/);
+      for (const view of [(error as Error).message, JSON.stringify(error), inspect(error)]) {
+        expect(view).not.toContain(KEY.slice(0, 10));
+        expect(view).not.toContain(KEY.slice(10));
+      }
+      expect(retries).toHaveLength(0);
+      await delay(20);
+      expect(server.requests).toHaveLength(0);
     });
 
     it('the key comes from the env var when not given', async () => {

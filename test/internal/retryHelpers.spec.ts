@@ -1,6 +1,14 @@
-import { errors as undiciErrors } from 'undici';
-import { isNetworkError, isTimeoutError, NetworkError } from '../../src/errors';
+import { Agent, errors as undiciErrors, request } from 'undici';
+import {
+  isConfigError,
+  isNetworkError,
+  isTimeoutError,
+  NetworkError,
+  UpstreamHttpError,
+  UpstreamStreamError,
+} from '../../src/errors';
 import { computeRetryDelay } from '../../src/internal/computeRetryDelay';
+import { isTransientError } from '../../src/internal/isTransientError';
 import { parseErrorBody } from '../../src/internal/parseErrorBody';
 import { parseRetryAfter } from '../../src/internal/parseRetryAfter';
 import { DEFAULT_RETRY_POLICY } from '../../src/internal/retryPolicy';
@@ -27,6 +35,55 @@ describe('parseRetryAfter', () => {
     [{}, undefined],
   ])('%j → %s', (input, expected) => {
     expect(parseRetryAfter(input)).toBe(expected);
+  });
+
+  it.each([
+    ['later 2'],
+    ['x 1'],
+    ['Try 30'],
+    ['2026-01-01T00:00:30Z'],
+    ['Jan 1 2026'],
+    ['Thu, 01 Jan 2026 00:00:30'],
+    ['Thu, 1 Jan 2026 00:00:30 GMT'],
+    ['Thu, 01 Jan 2026 00:00:30 GMT trailing'],
+  ])('a Retry-After that is not an HTTP-date shape (%j) is no hint, not "retry now"', (retryAfter) => {
+    expect(parseRetryAfter({ retryAfter, now })).toBeUndefined();
+    // the message's hint still counts when the header is garbage
+    expect(parseRetryAfter({ retryAfter, now, message: 'try again after 2 seconds' })).toBe(2000);
+  });
+
+  it('accepts the obsolete RFC 850 and asctime HTTP-date shapes (asctime is GMT whatever the TZ)', () => {
+    expect(parseRetryAfter({ retryAfter: 'Thursday, 01-Jan-26 00:00:30 GMT', now })).toBe(30_000);
+    const tz = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(parseRetryAfter({ retryAfter: 'Thu Jan  1 00:00:30 2026', now })).toBe(30_000);
+      expect(parseRetryAfter({ retryAfter: 'Thu Jan 01 00:00:30 2026', now })).toBe(30_000);
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+});
+
+describe('isTransientError', () => {
+  it('never retries a used-up quota, by type or code, on any status or in-band', () => {
+    const quota = [
+      new UpstreamHttpError(429, 'quota', { upstreamType: 'exceeded_current_quota_error' }),
+      new UpstreamHttpError(429, 'quota', { upstreamType: 'insufficient_quota', upstreamCode: 'insufficient_quota' }),
+      new UpstreamHttpError(429, 'quota', { upstreamType: 'requests', upstreamCode: 'insufficient_quota' }),
+      new UpstreamHttpError(503, 'quota', { upstreamType: 'exceeded_current_quota_error' }),
+      new UpstreamStreamError('quota', { upstreamType: 'exceeded_current_quota_error' }),
+    ];
+    for (const error of quota) expect(isTransientError(error, DEFAULT_RETRY_POLICY)).toBe(false);
+    expect(
+      isTransientError(
+        new UpstreamHttpError(429, 'rate', { upstreamType: 'rate_limit_reached_error' }),
+        DEFAULT_RETRY_POLICY,
+      ),
+    ).toBe(true);
+    // the list is policy data: emptied, a quota 429 is a plain 429 again
+    expect(isTransientError(quota[0], { ...DEFAULT_RETRY_POLICY, neverUpstreamTypes: [] })).toBe(true);
   });
 });
 
@@ -94,6 +151,41 @@ describe('toTransportError', () => {
     );
     expect(wrapped.message).toBe('upstream connection failed (ECONNRESET): terminated: read ECONNRESET [redacted]');
   });
+  it('maps a request undici refuses to send (a key ending in CRLF) to a ConfigError that says what to fix, without the key', async () => {
+    const key = 'sk-0123456789abcdef\r\n';
+    const refused: unknown = await request('http://127.0.0.1:9/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    }).catch((error: unknown) => error);
+    expect((refused as { code?: string }).code).toBe('UND_ERR_INVALID_ARG');
+    const error = toTransportError(refused, { secrets: [key] });
+    expect(isConfigError(error)).toBe(true);
+    expect(error.cause).toBe(refused);
+    expect(error.message).toContain('invalid authorization header');
+    expect(error.message).toMatch(/API key.*whitespace or line breaks/);
+    expect(error.message).not.toContain('sk-0123456789abcdef');
+    expect(isTransientError(error, DEFAULT_RETRY_POLICY)).toBe(false);
+  });
+
+  it('maps an invalid URL and a closed or destroyed pool to a ConfigError', async () => {
+    // undici throws this one synchronously
+    const badUrl: unknown = await Promise.resolve()
+      .then(() => request('http://[::1/x', { method: 'POST' }))
+      .catch((e: unknown) => e);
+    expect((badUrl as { code?: string }).code).toBe('ERR_INVALID_URL');
+    const invalidUrl = toTransportError(badUrl);
+    expect(isConfigError(invalidUrl) && invalidUrl.message.includes('baseUrl')).toBe(true);
+    const agent = new Agent();
+    await agent.destroy();
+    const destroyed: unknown = await request('http://127.0.0.1:9/x', { dispatcher: agent }).catch((e: unknown) => e);
+    expect((destroyed as { code?: string }).code).toBe('UND_ERR_DESTROYED');
+    for (const error of [toTransportError(destroyed), toTransportError(new undiciErrors.ClientClosedError())]) {
+      expect(isConfigError(error)).toBe(true);
+      expect(error.message).toContain('createChatClient()');
+      expect(isTransientError(error, DEFAULT_RETRY_POLICY)).toBe(false);
+    }
+  });
+
   it('passes chatflux errors through', () => {
     const error = new NetworkError('x');
     expect(toTransportError(error)).toBe(error);

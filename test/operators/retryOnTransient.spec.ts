@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { defer, Observable, of, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
@@ -130,6 +131,21 @@ describe('retryOnTransient', () => {
     ['RequestError', new RequestError('invalid_request', 'bad')],
     ['TimeoutError first_chunk', new TimeoutError('first_chunk', 1)],
     ['TimeoutError idle', new TimeoutError('idle', 1)],
+    ['TimeoutError headers (the request was sent; a queueing provider may hold it)', new TimeoutError('headers', 1)],
+    ['ConfigError (undici refused to send, or the pool is closed)', new ConfigError('invalid authorization header')],
+    [
+      'a 429 with Moonshot quota used up',
+      new UpstreamHttpError(429, 'q', { upstreamType: 'exceeded_current_quota_error' }),
+    ],
+    [
+      'a 403 with Moonshot quota used up',
+      new UpstreamHttpError(403, 'q', { upstreamType: 'exceeded_current_quota_error' }),
+    ],
+    [
+      'a 429 insufficient_quota (OpenAI-style, as code)',
+      new UpstreamHttpError(429, 'q', { upstreamType: 'insufficient_quota', upstreamCode: 'insufficient_quota' }),
+    ],
+    ['an in-band quota error', new UpstreamStreamError('q', { upstreamCode: 'insufficient_quota' })],
     ['a foreign error', new Error('boom')],
   ])('never retries %s', (_name, err) => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
@@ -152,12 +168,70 @@ describe('retryOnTransient', () => {
     ],
     ['an in-band overload error', new UpstreamStreamError('x', { upstreamType: 'engine_overloaded_error' })],
     ['a connect timeout', new TimeoutError('connect', 1)],
-    ['a headers timeout', new TimeoutError('headers', 1)],
   ])('retries %s', (_name, err) => {
     scheduler.run(({ cold, expectObservable }) => {
       const { source } = attemptsOf([cold('-#', undefined, err), cold('-a|')]);
       expectObservable(source.pipe(retryOnTransient(half()))).toBe('252ms a|');
     });
+  });
+
+  it('retries a headers timeout when the policy lists the phase', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const err = new TimeoutError('headers', 1);
+      const { source } = attemptsOf([cold('-#', undefined, err), cold('-a|')]);
+      const result = source.pipe(retryOnTransient(half({ timeoutPhases: ['connect', 'headers'] })));
+      expectObservable(result).toBe('252ms a|');
+    });
+  });
+
+  it('retries a quota error when the policy empties neverUpstreamTypes', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const err = new UpstreamHttpError(429, 'q', { upstreamType: 'exceeded_current_quota_error' });
+      const { source } = attemptsOf([cold('-#', undefined, err), cold('-a|')]);
+      expectObservable(source.pipe(retryOnTransient(half({ neverUpstreamTypes: [] })))).toBe('252ms a|');
+    });
+  });
+
+  it('an abort of `signal` during a Retry-After wait ends the result at once with AbortedError, no further attempt', () => {
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-#', undefined, new UpstreamHttpError(429, 'slow down', { retryAfterMs: 5000 }));
+      scheduler.schedule(() => controller.abort(reason), 100);
+      const result = source.pipe(retryOnTransient(half({ signal: controller.signal })));
+      expectObservable(result).toBe(
+        '100ms #',
+        undefined,
+        new AbortedError('the request was aborted', { cause: reason }),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^!');
+    });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a signal already aborted when a transient failure arrives: AbortedError at once, no wait', () => {
+    const controller = new AbortController();
+    controller.abort();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-#', undefined, new NetworkError('reset'));
+      const result = source.pipe(retryOnTransient(half({ signal: controller.signal })));
+      expectObservable(result).toBe(
+        '-#',
+        undefined,
+        new AbortedError('the request was aborted', { cause: controller.signal.reason }),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^!');
+    });
+  });
+
+  it('a signal that never aborts leaves the waits alone and its listener is removed after each one', () => {
+    const controller = new AbortController();
+    scheduler.run(({ cold, expectObservable }) => {
+      const err = new NetworkError('reset');
+      const { source } = attemptsOf([cold('-#', undefined, err), cold('-#', undefined, err), cold('-a|')]);
+      expectObservable(source.pipe(retryOnTransient(half({ signal: controller.signal })))).toBe('753ms a|');
+    });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('unsubscribing during a backoff wait sends no further attempt', () => {
@@ -231,6 +305,8 @@ describe('retryOnTransient', () => {
       maxRetryAfterMs: 60_000,
     });
     expect(DEFAULT_RETRY_POLICY.statuses).toEqual([408, 409, 429, 500, 502, 503, 504]);
+    expect(DEFAULT_RETRY_POLICY.neverUpstreamTypes).toEqual(['exceeded_current_quota_error', 'insufficient_quota']);
+    expect(DEFAULT_RETRY_POLICY.timeoutPhases).toEqual(['connect']);
     expect(Object.isFrozen(DEFAULT_RETRY_POLICY)).toBe(true);
     expect(of(1).pipe(retryOnTransient())).toBeInstanceOf(Observable);
   });
