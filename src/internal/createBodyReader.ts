@@ -5,9 +5,15 @@ export type BodySource = ReadableStream<Uint8Array> | Readable | NodeJS.Readable
 
 /** One pull-based reader over any {@link BodySource}: `read()` resolves the next chunk or `undefined` at the end. */
 export interface BodyReader {
+  /** The next chunk, `undefined` at the end; rejects with the body's error (also one that happened between reads). */
   read(): Promise<Uint8Array | undefined>;
   /** Releases the body at once, even while a `read()` is pending (a pending read may then never settle). */
   cancel(): void;
+  /**
+   * Stops listening to the body without cancelling it, so that someone else can finish it (a pending read may then
+   * never settle). A Node `Readable` loses every listener of this reader, its `'error'` listener included.
+   */
+  release(): void;
 }
 
 const toBytes = (chunk: unknown): Uint8Array =>
@@ -25,15 +31,34 @@ function webReader(body: ReadableStream<Uint8Array>): BodyReader {
       return done ? undefined : toBytes(value);
     },
     cancel: () => void reader.cancel().catch(() => undefined),
+    release: () => {
+      try {
+        reader.releaseLock(); // a pending read is rejected, and ignored
+      } catch {
+        // older runtimes refuse while a read is pending: the lock then stays, the body is left as it is
+      }
+    },
   };
 }
 
 function nodeReader(stream: Readable): BodyReader {
+  // One 'error' listener from creation until release: an error between reads (while the source waits on a closed
+  // demand gate) is kept for the next read instead of becoming an uncaught exception.
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  let detach: (() => void) | undefined;
+  const onError = (error: unknown): void => {
+    failure ??= { error };
+    wake?.();
+  };
+  stream.on('error', onError);
   // Paused mode with read(): the stream buffers up to its highWaterMark, then stops pulling from the socket.
   return {
     read: () =>
       new Promise<Uint8Array | undefined>((resolve, reject) => {
         const attempt = (): boolean => {
+          const failed = failure;
+          if (failed !== undefined) return settle(() => reject(failed.error));
           if (stream.errored) return settle(() => reject(stream.errored));
           const chunk: unknown = stream.read();
           if (chunk !== null) return settle(() => resolve(toBytes(chunk)));
@@ -44,20 +69,26 @@ function nodeReader(stream: Readable): BodyReader {
             );
           return false;
         };
-        const onError = (error: unknown): void => void settle(() => reject(error));
         const onChange = (): void => void attempt();
+        const off = (): void => {
+          stream.off('readable', onChange).off('end', onChange).off('close', onChange);
+          wake = detach = undefined;
+        };
         const settle = (done: () => void): true => {
-          stream.off('readable', onChange).off('end', onChange).off('close', onChange).off('error', onError);
+          off();
           done();
           return true;
         };
-        stream.on('readable', onChange).on('end', onChange).on('close', onChange).on('error', onError);
+        stream.on('readable', onChange).on('end', onChange).on('close', onChange);
+        wake = onChange;
+        detach = off;
         attempt();
       }),
-    cancel: () => {
-      // keep a late 'error' from becoming an uncaught exception once nobody listens
-      stream.on('error', () => undefined);
-      stream.destroy();
+    // the 'error' listener stays: a late error of the destroyed stream is swallowed, not uncaught
+    cancel: () => void stream.destroy(),
+    release: () => {
+      detach?.();
+      stream.off('error', onError);
     },
   };
 }
@@ -70,6 +101,7 @@ function iterableReader(body: AsyncIterable<Uint8Array>): BodyReader {
       return result.done ? undefined : toBytes(result.value);
     },
     cancel: () => void Promise.resolve(iterator.return?.()).catch(() => undefined),
+    release: () => undefined,
   };
 }
 

@@ -10,6 +10,12 @@ export interface FromBodyConfig {
   demand?: DemandGate;
   /** Aborting it cancels the body and errors with an `AbortedError`. */
   signal?: AbortSignal;
+  /**
+   * Asked once at unsubscription: `true` leaves the body as it is — not cancelled, no listener of ours left on it —
+   * for the caller to finish or destroy (`requestCompletion` drains the last bytes of a finished answer so that its
+   * keep-alive connection is reused). Absent or `false`: the body is cancelled.
+   */
+  keepOnUnsubscribe?: () => boolean;
 }
 
 /**
@@ -27,8 +33,11 @@ export interface FromBodyConfig {
  *
  * 1. Cold: each subscription reads the body (a body can be read once: subscribe once).
  * 2. Before each read, waits while `config.demand` is closed; buffers nothing beyond the chunk in hand.
- * 3. Completes when the body ends; a read failure errors with a `NetworkError` (cause attached).
- * 4. Unsubscription destroys a Node `Readable`, cancels a web stream, or calls `return()` on an async iterator.
+ * 3. Completes when the body ends; a read failure errors with a `NetworkError` (cause attached). A failure while the
+ *    source waits on a closed gate is kept, never thrown, and reported once the gate opens (in order, after the
+ *    chunks already delivered).
+ * 4. Unsubscription destroys a Node `Readable`, cancels a web stream, or calls `return()` on an async iterator —
+ *    unless `config.keepOnUnsubscribe()` returns `true`, which only lets go of the body.
  * 5. `config.signal` aborted → the body is cancelled and the Observable errors with an `AbortedError`.
  *
  * ## Example
@@ -38,12 +47,12 @@ export interface FromBodyConfig {
  * ```
  *
  * @param body - A web `ReadableStream`, a Node `Readable` (undici's body) or an `AsyncIterable<Uint8Array>`.
- * @param config - The demand gate and an abort signal.
+ * @param config - The demand gate, an abort signal, and whether to leave the body to the caller on unsubscription.
  * @returns A cold Observable of the body's chunks.
  */
 export function fromBody(body: BodySource, config: FromBodyConfig = {}): Observable<Uint8Array> {
   return new Observable<Uint8Array>((subscriber) => {
-    const { demand, signal } = config;
+    const { demand, signal, keepOnUnsubscribe } = config;
     const reader = createBodyReader(body);
     let closed = false;
     const onAbort = (): void => subscriber.error(new AbortedError('the body was aborted', { cause: signal?.reason }));
@@ -69,7 +78,8 @@ export function fromBody(body: BodySource, config: FromBodyConfig = {}): Observa
     return () => {
       closed = true;
       signal?.removeEventListener('abort', onAbort);
-      reader.cancel();
+      if (keepOnUnsubscribe?.() === true) reader.release();
+      else reader.cancel();
     };
   });
 }

@@ -1,7 +1,10 @@
+import type { Readable } from 'node:stream';
 import { Observable, type Subscription } from 'rxjs';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { AbortedError, StreamProtocolError } from '../errors.js';
 import type { ChatCompletionRequest } from '../schemas/index.js';
+import { createDoneTracker } from '../internal/createDoneTracker.js';
+import { drainBody } from '../internal/drainBody.js';
 import { parseErrorBody } from '../internal/parseErrorBody.js';
 import { readBodyText } from '../internal/readBodyText.js';
 import { redactSecrets } from '../internal/redactSecrets.js';
@@ -29,7 +32,8 @@ export interface RequestCompletionConfig {
   /**
    * undici deadlines for this request, in ms: `headers` (status line and headers; default 60 000) and `body`
    * (between body bytes; default 0 = off, because chatflux's own first-chunk and idle timeouts govern the body).
-   * `connect` only names the dispatcher's connect timeout in the `TimeoutError` it causes.
+   * `connect` only names the dispatcher's connect timeout in the `TimeoutError` it causes. `errorBody` bounds the
+   * reading of a non-2xx (or non-SSE) body.
    */
   timeouts?: {
     /** The dispatcher's connect timeout, for the error message only (default 10 000). */
@@ -38,6 +42,8 @@ export interface RequestCompletionConfig {
     headers?: number;
     /** Between body bytes (default 0: off). */
     body?: number;
+    /** Reading an error body (default 5 000); when it runs out, the error is built from what arrived. */
+    errorBody?: number;
   };
   /** More literal secrets to scrub from error messages (the API key always is). */
   secrets?: readonly string[];
@@ -65,11 +71,18 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
  * 2. The body sent is `request` with `stream: true` and `stream_options.include_usage: true`; headers
  *    `Authorization: Bearer <apiKey>`, `Accept: text/event-stream`, `Content-Type: application/json`.
  * 3. Non-2xx → `UpstreamHttpError` (status, the parsed DeepSeek/Moonshot error body or a truncated HTML page,
- *    `retryAfterMs`); the error body is read up to `maxErrorBodyBytes`, then the body is destroyed.
+ *    `retryAfterMs`); the error body is read up to `maxErrorBodyBytes` and for at most `timeouts.errorBody`
+ *    (so a stalled 5xx is still reported as itself, promptly), then the body is destroyed.
  * 4. 2xx with a content type other than `text/event-stream` → `StreamProtocolError('unexpected_content_type')`,
  *    with the provider's message when the body is a JSON error.
  * 5. Transport failures → `NetworkError` (cause attached); undici's connect/headers deadlines → `TimeoutError`.
  * 6. `config.signal` aborted → `AbortedError`; `config.demand` paces the reading of the body.
+ * 7. Keep-alive after `[DONE]`: `decodeChunk` unsubscribes at `data: [DONE]`, usually before the body's end has
+ *    arrived. When the bytes emitted last end with a `data: [DONE]` line and a blank line (LF, CR or CRLF), teardown
+ *    does not abort: the rest of the body is read and discarded (at most 16 KiB, for at most 1 s) so that undici
+ *    keeps the connection for the next request; past those limits the request is aborted. Every other teardown
+ *    (mid-stream, idle, before the headers) aborts at once. The check costs O(1) per chunk (it keeps the last 32
+ *    bytes); an event with more lines after `data: [DONE]` is not recognised and is aborted, which is always safe.
  *
  * ## Example
  * ```ts
@@ -89,10 +102,13 @@ export function requestCompletion(
   return new Observable<Uint8Array>((subscriber) => {
     const secrets = [...(config.apiKey === undefined ? [] : [config.apiKey]), ...(config.secrets ?? [])];
     const timeouts = config.timeouts ?? {};
+    const errorBodyMs = timeouts.errorBody ?? 5000;
     const controller = new AbortController();
     const outer = config.signal;
     let inner: Subscription | undefined;
     let closed = false;
+    const done = createDoneTracker();
+    let finishing: Readable | undefined; // the body of an answer that is complete at teardown, to drain
     const onAbort = (): void => subscriber.error(new AbortedError('the request was aborted', { cause: outer?.reason }));
     if (outer?.aborted) {
       onAbort();
@@ -124,13 +140,13 @@ export function requestCompletion(
           if (closed) return void response.body.destroy();
           const contentType = header(response.headers, 'content-type');
           if (response.statusCode < 200 || response.statusCode > 299) {
-            const text = await readBodyText(response.body, config.maxErrorBodyBytes);
+            const text = await readBodyText(response.body, config.maxErrorBodyBytes, errorBodyMs);
             return subscriber.error(
               toUpstreamHttpError({ status: response.statusCode, headers: response.headers, body: text }, secrets),
             );
           }
           if (contentType !== undefined && !/^\s*text\/event-stream\b/i.test(contentType)) {
-            const text = await readBodyText(response.body, config.maxErrorBodyBytes);
+            const text = await readBodyText(response.body, config.maxErrorBodyBytes, errorBodyMs);
             const detail = parseErrorBody(text)?.message;
             const message = `upstream answered ${response.statusCode} with content type ${truncate(contentType, 100)}, not text/event-stream${detail === undefined ? '' : `: ${detail}`}`;
             return subscriber.error(
@@ -139,11 +155,26 @@ export function requestCompletion(
               }),
             );
           }
-          inner = fromBody(response.body, config.demand === undefined ? {} : { demand: config.demand }).subscribe({
-            next: (chunk) => subscriber.next(chunk),
+          let ended = false;
+          const keepOnUnsubscribe = (): boolean => {
+            if (ended || controller.signal.aborted || !done.endsWithDone()) return false;
+            finishing = response.body;
+            return true;
+          };
+          inner = fromBody(response.body, {
+            keepOnUnsubscribe,
+            ...(config.demand === undefined ? {} : { demand: config.demand }),
+          }).subscribe({
+            next: (chunk) => {
+              done.push(chunk); // before emitting: decodeChunk tears down synchronously at [DONE]
+              subscriber.next(chunk);
+            },
             error: (error: unknown) =>
               subscriber.error(toTransportError(error, { secrets, bodyTimeoutMs: timeouts.body ?? 0 })),
-            complete: () => subscriber.complete(),
+            complete: () => {
+              ended = true;
+              subscriber.complete();
+            },
           });
           if (closed) inner.unsubscribe();
         },
@@ -162,8 +193,9 @@ export function requestCompletion(
     return () => {
       closed = true;
       outer?.removeEventListener('abort', onAbort);
-      inner?.unsubscribe();
-      controller.abort();
+      inner?.unsubscribe(); // asks keepOnUnsubscribe, which sets `finishing` for a complete answer
+      if (finishing === undefined) return controller.abort();
+      drainBody(finishing, { maxBytes: 16 * 1024, timeoutMs: 1000, onGiveUp: () => controller.abort() });
     };
   });
 }

@@ -11,6 +11,8 @@ import {
   isUpstreamHttpError,
   type UpstreamHttpError,
 } from '../../src/errors';
+import { decodeChunk } from '../../src/operators/decodeChunk';
+import { parseSse } from '../../src/operators/parseSse';
 import { createDemandGate } from '../../src/source/createDemandGate';
 import { requestCompletion, type RequestCompletionConfig } from '../../src/source/requestCompletion';
 import { startServer, type TestServer } from '../helpers/startServer';
@@ -100,7 +102,7 @@ describe('requestCompletion', () => {
     });
     await lastValueFrom(requestCompletion(REQUEST, config()).pipe(take(3)));
     const unsubscribedAt = Date.now();
-    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(1000);
+    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(300);
   });
 
   it('unsubscribing while the stream is idle closes the connection promptly', async () => {
@@ -110,7 +112,7 @@ describe('requestCompletion', () => {
     });
     await lastValueFrom(requestCompletion(REQUEST, config()).pipe(take(1)));
     const unsubscribedAt = Date.now();
-    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(1000);
+    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(300);
   });
 
   it('unsubscribing before the headers arrive aborts the request', async () => {
@@ -121,7 +123,81 @@ describe('requestCompletion', () => {
     await requestArrived;
     subscription.unsubscribe();
     const unsubscribedAt = Date.now();
-    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(1000);
+    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(300);
+  });
+
+  describe('keep-alive after [DONE]', () => {
+    const frame = (n: number, eol = '\n'): string =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${n}"}}]}${eol}${eol}`;
+    const chunks = (extra: Partial<RequestCompletionConfig> = {}) =>
+      lastValueFrom(requestCompletion(REQUEST, config(extra)).pipe(parseSse(), decodeChunk(), toArray()));
+    /** Waits (bounded) until the agent has no request running: a drained body has given its connection back. */
+    const agentIdle = async (): Promise<void> => {
+      const busy = (): boolean =>
+        (Object.values(agent.stats) as Array<{ running: number; pending: number }>).some(
+          (s) => s.running > 0 || s.pending > 0,
+        );
+      for (let i = 0; i < 100 && busy(); i += 1) await delay(20);
+    };
+
+    it.each([
+      ['LF', '\n'],
+      ['CRLF', '\r\n'],
+    ])(
+      'a body that ends a little after [DONE] (%s) is drained, not destroyed: 3 requests, 1 connection',
+      async (_name, eol) => {
+        let connections = 0;
+        await serve((req, res) => {
+          req.resume();
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write(frame(1, eol) + frame(2, eol) + `data: [DONE]${eol}${eol}`);
+          setTimeout(() => res.end(), 20); // the end of the chunked body comes in a later read
+        });
+        server.server.on('connection', () => (connections += 1));
+        for (let i = 0; i < 3; i += 1) {
+          expect(await chunks()).toHaveLength(2);
+          await agentIdle();
+        }
+        expect(server.requests).toHaveLength(3);
+        expect(connections).toBe(1);
+      },
+    );
+
+    it('unsubscribing mid-stream through decodeChunk still closes the connection promptly', async () => {
+      await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        let n = 0;
+        const timer = setInterval(() => res.write(frame(n++)), 5);
+        res.on('close', () => clearInterval(timer));
+      });
+      await lastValueFrom(requestCompletion(REQUEST, config()).pipe(parseSse(), decodeChunk(), take(2)));
+      const unsubscribedAt = Date.now();
+      expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(300);
+    });
+
+    it('a body that does not end after [DONE] is given up after about a second', async () => {
+      await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(frame(1) + 'data: [DONE]\n\n'); // then nothing, and no end
+      });
+      expect(await chunks()).toHaveLength(1);
+      const doneAt = Date.now();
+      const waited = (await socketClosedAt) - doneAt;
+      expect(waited).toBeGreaterThan(700);
+      expect(waited).toBeLessThan(3000);
+    });
+
+    it('a body that goes on past 16 KiB after [DONE] is destroyed without waiting for the deadline', async () => {
+      await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(frame(1) + 'data: [DONE]\n\n');
+        const timer = setInterval(() => res.write(`: ${'x'.repeat(8 * 1024)}\n\n`), 5);
+        res.on('close', () => clearInterval(timer));
+      });
+      expect(await chunks()).toHaveLength(1);
+      const doneAt = Date.now();
+      expect((await socketClosedAt) - doneAt).toBeLessThan(700);
+    });
   });
 
   it('an outer AbortSignal aborts the request with an AbortedError, and its listener is removed on teardown', async () => {
@@ -228,6 +304,23 @@ describe('requestCompletion', () => {
       expect(error.status).toBe(401);
       for (const view of [error.message, String(error), JSON.stringify(error), inspect(error), error.body ?? ''])
         expect(view).not.toContain(KEY);
+    });
+
+    it('an error body that stalls is cut at timeouts.errorBody: the UpstreamHttpError comes from what arrived', async () => {
+      await serve((_req, res) => {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' });
+        res.write('{"error":{"message":"overloaded"'); // then nothing, and no end
+      });
+      const startedAt = Date.now();
+      const error = (await failure(config({ timeouts: { errorBody: 300 } }))) as UpstreamHttpError;
+      const elapsed = Date.now() - startedAt;
+      expect(isUpstreamHttpError(error)).toBe(true);
+      expect(error.status).toBe(503);
+      expect(error.retryAfterMs).toBe(2000);
+      expect(error.body).toContain('overloaded');
+      expect(elapsed).toBeGreaterThanOrEqual(250);
+      expect(elapsed).toBeLessThan(2000);
+      await socketClosedAt;
     });
 
     it('reads at most maxErrorBodyBytes of an endless error body, then releases the connection', async () => {
