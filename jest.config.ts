@@ -13,6 +13,8 @@ const config: Config = {
     '^chatflux/(.*)$': '<rootDir>/src/$1/index.ts',
   },
   testTimeout: 30_000,
+  // fast-check runs from a fixed seed in CI (FC_SEED=random to explore): see test/helpers/fastCheckSeed.ts.
+  setupFiles: ['<rootDir>/test/helpers/fastCheckSeed.ts'],
 };
 
 export default config;

@@ -81,7 +81,7 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
       (!validate && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
     ) {
       chunk = parsed as ChatCompletionChunk;
-      if (chunk.choices === undefined) chunk.choices = [];
+      if (chunk.choices == null) chunk.choices = []; // absent, or null from an unvalidated upstream
     } else {
       const result = ChatCompletionChunk.safeParse(parsed);
       if (!result.success) {

@@ -49,9 +49,14 @@ const BOM = 0xfeff;
  * 5. At the end of the input an unterminated event is discarded. An event is dispatched as soon as its blank line has
  *    arrived (also when that line ends with a CR at the end of a chunk).
  * 6. Errors: invalid UTF-8 (`sse_invalid_utf8`, also an unfinished character at the end; the events before the bad
- *    byte are still emitted) and an oversize event (`sse_event_too_large`: its `data`, or the buffered event plus
- *    the line being read, field name included, beyond `maxEventSize`) end the stream and unsubscribe the source.
+ *    byte are still emitted) and an oversize event (`sse_event_too_large`) end the stream and unsubscribe the source.
  *    Source errors pass through.
+ * 7. `maxEventSize` is a memory guard, checked where text is buffered: an event's `data` at dispatch, and, whenever a
+ *    chunk ends, the event's data so far plus the unfinished line (field name included). So, whatever the split, an
+ *    event whose whole block (all its lines, field names included) fits the limit always passes, and an event whose
+ *    `data` exceeds it always fails, after the same earlier events. In between — `data` within a few characters of
+ *    the limit, or a comment or field line longer than it — the outcome depends on where chunks end (deliberate: an
+ *    exact rule would scan every line twice on the hot path).
  *
  * ## Example
  * ```ts
@@ -133,6 +138,7 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
           }
         }
         parser.feed(text);
+        if (failure !== undefined) throw failure; // the parser is terminated now: feed it nothing more
         // eventsource-parser holds a final CR back until it sees whether an LF follows, so an event ended by CR would
         // wait for the next chunk (or never come, at the end). A CR ends its line at once (§9.2.6): complete it as
         // CRLF now, and drop the LF if the next chunk starts with the other half of a real CRLF.

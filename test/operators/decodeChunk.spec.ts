@@ -268,6 +268,11 @@ describe('decodeChunk', () => {
       const { error } = await decodeError([ev('[1]'), DONE], { validate: false });
       expect(error.code).toBe('schema_violation');
     });
+
+    it('validate: false turns choices: null into [] (the usage lift reads them)', async () => {
+      const [a] = await decodeAll([ev('{"choices":null,"usage":null}'), DONE], { validate: false });
+      expect(a).toEqual({ choices: [], usage: null });
+    });
   });
 
   describe('errors', () => {

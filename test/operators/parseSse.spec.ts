@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Observable, Subject, firstValueFrom, from, lastValueFrom, mergeMap, of, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { isConfigError, isStreamProtocolError, type StreamProtocolError } from '../../src/errors';
@@ -223,6 +224,31 @@ describe('parseSse', () => {
       expect(await parse(['data: 0123', '\n\n'], { maxEventSize: 10 })).toEqual([{ data: '0123' }]);
       const { error } = await parseError(['data: 0123', '4', '\n\n'], { maxEventSize: 10 });
       expect(error.code).toBe('sse_event_too_large');
+    });
+
+    it('gives the typed error, not the terminated parser’s, when the oversize line ends with CR', async () => {
+      for (const chunks of [['data: ' + 'x'.repeat(20) + '\r', '\r'], ['xxxxxxxxxxxxdata:data:\r']]) {
+        const { error } = await parseError(chunks, { maxEventSize: 10 });
+        expect(error).toMatchObject({ name: 'StreamProtocolError', code: 'sse_event_too_large' });
+      }
+    });
+
+    it('passes an event whose whole block fits, and fails one whose data exceeds the limit, however it is split', async () => {
+      const max = 40;
+      const block = 'data: ' + 'a'.repeat(12) + '\ndata: ' + 'b'.repeat(12) + '\n\n'; // 39 characters with its ends
+      expect(block.length).toBeLessThanOrEqual(max);
+      const over = 'data: ' + 'c'.repeat(max + 1) + '\n\n';
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.nat(200), { maxLength: 6 }), async (cuts) => {
+          const text = 'data: 1\n\n' + block + over + 'data: 2\n\n';
+          const points = [...new Set(cuts.map((c) => c % text.length))].sort((a, b) => a - b);
+          const chunks = [0, ...points].map((start, i) => text.slice(start, points[i] ?? text.length)).filter(Boolean);
+          const { seen, error } = await parseError(chunks, { maxEventSize: max });
+          expect(seen).toEqual([{ data: '1' }, { data: 'a'.repeat(12) + '\n' + 'b'.repeat(12) }]);
+          expect(error.code).toBe('sse_event_too_large');
+        }),
+        { numRuns: 300 },
+      );
     });
 
     it('defaults to 16 MiB', async () => {
