@@ -133,7 +133,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         ...(config.headers === undefined ? {} : { headers: config.headers }),
         ...(options.demand === undefined ? {} : { demand: options.demand }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
-        timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0 },
+        timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
       }).pipe(
         parseSse(),
         decodeChunk(),

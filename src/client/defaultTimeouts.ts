@@ -10,6 +10,8 @@ export interface TimeoutsConfig {
   idle?: number;
   /** The whole answer of one attempt, from subscription to the end. Off by default; for a deadline across retries pass an `AbortSignal`. */
   total?: number;
+  /** Reading the body of an upstream error response (non-2xx, or a 2xx that is not SSE); when it runs out the error is built from what arrived. */
+  errorBody?: number;
 }
 
 /**
@@ -22,6 +24,7 @@ export interface TimeoutsConfig {
  * | `firstChunk` | 600 s | DeepSeek queues a request for minutes under load (sending `: keep-alive` comments) and gives up itself after about ten; we should not give up earlier |
  * | `idle` | 60 s | once tokens flow they arrive every few tens of ms; a minute of silence mid-answer is a stall (DeepSeek does stall with the socket open), not thinking (reasoning is streamed too) |
  * | `total` | off | a long answer at 20 tokens/s legitimately runs for many minutes; callers who need a deadline pass an `AbortSignal` or set it |
+ * | `errorBody` | 5 s | an error body is a few hundred bytes sent at once; one that stalls must not turn a 503 into a first-chunk timeout |
  */
 export const DEFAULT_TIMEOUTS: Readonly<Required<Omit<TimeoutsConfig, 'total'>>> & Pick<TimeoutsConfig, 'total'> =
   Object.freeze({
@@ -29,4 +32,5 @@ export const DEFAULT_TIMEOUTS: Readonly<Required<Omit<TimeoutsConfig, 'total'>>>
     headers: 600_000,
     firstChunk: 600_000,
     idle: 60_000,
+    errorBody: 5_000,
   });

@@ -343,8 +343,27 @@ describe('createChatClient', () => {
       await socketClosedAt;
     });
 
-    it('defaults are documented: connect 10 s, headers 10 min, first chunk 10 min, idle 60 s, total off', () => {
-      expect(DEFAULT_TIMEOUTS).toEqual({ connect: 10_000, headers: 600_000, firstChunk: 600_000, idle: 60_000 });
+    it('defaults are documented: connect 10 s, headers 10 min, first chunk 10 min, idle 60 s, error body 5 s, total off', () => {
+      expect(DEFAULT_TIMEOUTS).toEqual({
+        connect: 10_000,
+        headers: 600_000,
+        firstChunk: 600_000,
+        idle: 60_000,
+        errorBody: 5_000,
+      });
+    });
+
+    it('timeouts.errorBody reaches the request: a stalled 503 body is a 503 (retried), not a first-chunk timeout', async () => {
+      await serve((_req, res, n) => {
+        if (n > 1) return answerWith(res);
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.write('{"error":{"message":"overloaded"'); // then nothing, and no end
+      });
+      const answer = await lastValueFrom(
+        make({ timeouts: { firstChunk: 1_500, errorBody: 200 } }).json({ messages: MESSAGES }),
+      );
+      expect(answer.done).toBe(true);
+      expect(server.requests).toHaveLength(2);
     });
   });
 
