@@ -1,6 +1,7 @@
 /**
  * The entry of `npm start`: reads the configuration from the environment, prints it (without secrets), starts the
- * gateway, and shuts it down gracefully on SIGTERM / SIGINT (in-flight streams get 10 s, then an error frame).
+ * gateway, and shuts it down gracefully on SIGTERM / SIGINT (requests in flight get 10 s, then a 503 with
+ * `Retry-After`, or the in-band `shutting_down` error frame on a stream already committed).
  */
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';

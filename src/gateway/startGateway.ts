@@ -3,12 +3,16 @@ import { readFileSync } from 'node:fs';
 import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import express from 'express';
+import express, { type Request, type Response } from 'express';
+import { throwError } from 'rxjs';
 import { createChatClient, type ChatClientConfig } from '../client/createChatClient.js';
-import { AbortedError } from '../errors.js';
+import { ShutdownError } from '../errors.js';
 import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
 import { formatNdjsonError } from '../internal/formatNdjsonError.js';
 import { formatSseError } from '../internal/formatSseError.js';
+import { sendJson } from '../node/sendJson.js';
+import { sendNdjson } from '../node/sendNdjson.js';
+import { sendSse } from '../node/sendSse.js';
 import type { ErrorBody } from '../schemas/index.js';
 import { startEmulator } from '../testing/startEmulator.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
@@ -21,7 +25,9 @@ export interface RunningGateway {
   emulatorUrl?: string;
   /**
    * Graceful shutdown: stop accepting connections, let requests in flight finish within `graceMs` (default 10000),
-   * then end the rest with an error frame (`aborted`), close every connection, the client and the emulator.
+   * then end the rest with a `ShutdownError` — a 503 with `Retry-After` in the endpoint's error format when nothing
+   * was sent yet, the in-band `shutting_down` error frame on a committed stream — and close every connection, the
+   * client and the emulator. Requests arriving meanwhile on open connections get that 503 at once.
    */
   close(graceMs?: number): Promise<void>;
 }
@@ -35,6 +41,9 @@ export interface StartGatewayOptions {
 }
 
 const PAGE_PATH = join(__dirname, 'public', 'index.html');
+
+/** The message of the `ShutdownError` every response still open (or arriving) during a shutdown ends with. */
+const SHUTTING_DOWN = 'the gateway is shutting down; retry the request';
 
 /** What `GET /chat/sse` without `q` asks for: the spec's `new EventSource('/chat/sse')` then streams a demo answer. */
 const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Please introduce yourself in a few sentences.' }] };
@@ -68,11 +77,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
 
   const app = express();
   app.disable('x-powered-by');
-  app.use((_req, res, next) => {
-    if (closing) {
-      res.set('Connection', 'close').status(503).json({ error: { message: 'the gateway is shutting down', type: 'server_error', code: 'shutting_down' } });
-      return;
-    }
+  app.use((req, res, next) => {
+    if (closing) return refuseWhileClosing(req, res);
     const ended = new Promise<void>((resolve) => res.once('close', () => resolve()));
     inFlight.add(ended);
     void ended.then(() => inFlight.delete(ended));
@@ -112,7 +118,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([settled(), new Promise((resolve) => (graceTimer = setTimeout(resolve, graceMs)))]);
     clearTimeout(graceTimer);
-    shutdown.abort(new AbortedError('the gateway is shutting down'));
+    shutdown.abort(new ShutdownError(SHUTTING_DOWN));
     await Promise.race([settled(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     clearInterval(idleSweep);
     server.closeAllConnections();
@@ -126,6 +132,18 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   };
   if (emulator !== undefined) gateway.emulatorUrl = emulator.url;
   return gateway;
+}
+
+/**
+ * Answers a request that arrives on an open connection while the gateway shuts down: 503 `shutting_down` with
+ * `Retry-After` and `Connection: close`, in the endpoint's error format and with its Content-Type (SSE `event: error`
+ * + `data: [DONE]` on `/chat/sse`, the NDJSON error line on `/chat/stream`, JSON elsewhere).
+ */
+function refuseWhileClosing(req: Request, res: Response): void {
+  res.setHeader('Connection', 'close');
+  const refusal = throwError(() => new ShutdownError(SHUTTING_DOWN));
+  const endpoint = /^\/chat\/(sse|stream)\/?$/i.exec(req.path)?.[1]?.toLowerCase();
+  void (endpoint === 'sse' ? sendSse(res, refusal) : endpoint === 'stream' ? sendNdjson(res, refusal) : sendJson(res, refusal));
 }
 
 /**
@@ -152,6 +170,6 @@ function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }
         ? ['application/json', formatNdjsonError(body)]
         : ['application/json', JSON.stringify({ error: body })];
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: ${type}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );
 }

@@ -8,7 +8,7 @@ import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 export type SendJsonConfig = Pick<WriteResponseConfig, 'signal' | 'secrets' | 'onValue'>;
 
 const JSON_FORMAT: WireFormat<unknown> = {
-  headers: { 'Content-Type': 'application/json; charset=utf-8' },
+  headers: { 'Content-Type': 'application/json' },
   streaming: false,
   encode: (value) => JSON.stringify(value),
   trailer: '',
@@ -16,7 +16,8 @@ const JSON_FORMAT: WireFormat<unknown> = {
 };
 
 /**
- * Sends a Mono as the `/chat/json` response: one JSON object with `Content-Type: application/json; charset=utf-8`.
+ * Sends a Mono as the `/chat/json` response: one JSON object with `Content-Type: application/json` (the spec's,
+ * exactly: RFC 8259 JSON is UTF-8 and defines no charset parameter).
  *
  * 1. The body is written when the Mono completes, so an error at any point gets a real HTTP status and the spec's
  *    `{"error":{"message","type","code"}}` body (status and `Retry-After` from `toErrorResponse`).

@@ -11,7 +11,7 @@ export type SendNdjsonConfig = Omit<WriteResponseConfig, 'heartbeatMs'>;
 
 const NDJSON_FORMAT: WireFormat<unknown> = {
   headers: {
-    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, no-transform',
     'X-Accel-Buffering': 'no',
   },
@@ -24,8 +24,9 @@ const NDJSON_FORMAT: WireFormat<unknown> = {
 /**
  * Streams a Flux as the `/chat/stream` response: one JSON object per line (`Transfer-Encoding: chunked`).
  *
- * 1. Headers (`Content-Type: application/json; charset=utf-8`, `Cache-Control: no-cache, no-transform`,
- *    `Connection: keep-alive`, `X-Accel-Buffering: no`) are committed with the first line.
+ * 1. Headers (`Content-Type: application/json` as the spec lists it, `Cache-Control: no-cache, no-transform`,
+ *    `Connection: keep-alive`, `X-Accel-Buffering: no`) are committed with the first line, or at the end of a Flux
+ *    that completes empty (a 200 with an empty body and the same headers).
  * 2. An error before the first line: a real HTTP status and the body `{"error":{…},"done":true}\n`. After it: that
  *    line in-band, then the end of the response.
  * 3. Backpressure through `config.demand`; the client's disconnect unsubscribes (aborts the upstream request).

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { ConfigError } from '../errors.js';
 import { formatSseError } from '../internal/formatSseError.js';
 import { formatSseEvent } from '../internal/formatSseEvent.js';
 import { isServerSentEvent } from '../internal/isServerSentEvent.js';
@@ -11,25 +12,36 @@ import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 /** Options of {@link sendSse}. */
 export type SendSseConfig = WriteResponseConfig;
 
+/** A plain value is one `data:` line of JSON, a string too (`"[DONE]"` must not end the stream early), as in `toSse`. */
+const encodePlain = (value: unknown): string => {
+  const json: string | undefined = JSON.stringify(value);
+  if (json === undefined) {
+    throw new ConfigError(`sendSse: a value needs a JSON form, got ${typeof value}. Emit JSON values or serverSentEvent(...)s.`);
+  }
+  return `data: ${json}\n\n`;
+};
+
 const SSE_FORMAT: WireFormat<unknown> = {
   headers: {
-    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Content-Type': 'text/event-stream',
     'Cache-Control': 'no-cache, no-transform',
     'X-Accel-Buffering': 'no',
   },
   streaming: true,
-  encode: (value) => formatSseEvent(isServerSentEvent(value) ? value : { data: value }),
+  encode: (value) => (isServerSentEvent(value) ? formatSseEvent(value) : encodePlain(value)),
   trailer: SSE_DONE,
   encodeError: (body) => formatSseError(body),
   heartbeat: ': ping\n\n',
 };
 
 /**
- * Streams a Flux as the `/chat/sse` response, ended by `data: [DONE]`: a plain value becomes `data: <json>`, a
- * `serverSentEvent({...})` is written with its fields (`event`, `id`, `retry`, `comment`).
+ * Streams a Flux as the `/chat/sse` response, ended by `data: [DONE]`: a plain value (a string too) becomes one
+ * `data: <json>` line, as with `toSse`; a `serverSentEvent({...})` is written with its fields (`event`, `id`, `retry`,
+ * `comment`, and a string `data` as text lines, split on line breaks).
  *
- * 1. Headers (`Content-Type: text/event-stream; charset=utf-8`, `Cache-Control: no-cache, no-transform`,
- *    `Connection: keep-alive`, `X-Accel-Buffering: no`) are committed with the first frame or the first heartbeat.
+ * 1. Headers (`Content-Type: text/event-stream` as the spec lists it, `Cache-Control: no-cache, no-transform`,
+ *    `Connection: keep-alive`, `X-Accel-Buffering: no`) are committed with the first frame or the first heartbeat,
+ *    or at the end of a Flux that completes empty (then the body is just `data: [DONE]`).
  * 2. An error before that: a real HTTP status with `event: error` + `data: [DONE]` as the body. After it: the same
  *    frames in-band, then the end of the response.
  * 3. A `: ping` comment after `heartbeatMs` (default 15 s) of silence, also before the first frame (a provider's queue

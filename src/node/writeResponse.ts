@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Subscription, type Observable } from 'rxjs';
-import { AbortedError, ConfigError } from '../errors.js';
+import { ConfigError, ShutdownError } from '../errors.js';
 import { toErrorResponse } from '../errorResponse.js';
 import type { DemandGate } from '../source/createDemandGate.js';
 import type { WireFormat } from './WireFormat.js';
@@ -14,8 +14,9 @@ export interface WriteResponseConfig {
    */
   demand?: DemandGate;
   /**
-   * Ends the response early: before the commit with the error status of `signal.reason` (an `AbortedError` when the
-   * reason is not an `Error`), after it with the in-band error frame. Used for graceful shutdown.
+   * Ends the response early: before the commit with the error status of `signal.reason`, after it with the in-band
+   * error frame. Used for graceful shutdown: abort with a `ShutdownError` (503 `shutting_down` + `Retry-After`); a
+   * reason that is not an `Error`, or the default `AbortError` of `controller.abort()`, counts as one.
    */
   signal?: AbortSignal;
   /** Literal secrets (API keys, gateway keys) to redact from error messages, whatever their shape. */
@@ -32,9 +33,9 @@ const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: 
  * Writes an Observable onto a `node:http` `ServerResponse` in a {@link WireFormat}: the shared core of
  * `sendJson`, `sendNdjson` and `sendSse`.
  *
- * 1. The 200 headers are committed lazily, with the first value or the first heartbeat; an error before that gets a
- *    real status from `toErrorResponse` (plus `Retry-After` on 429, `WWW-Authenticate` on 401) and the endpoint's
- *    error body.
+ * 1. The 200 headers are committed lazily, with the first value or the first heartbeat (a streaming source that
+ *    completes empty commits them at its end); an error before that gets a real status from `toErrorResponse` (plus
+ *    `Retry-After` on 429 and 503, `WWW-Authenticate` on 401) and the endpoint's error body.
  * 2. After the commit, an error is written in-band (`encodeError`) and the response ends.
  * 3. When `res.write()` returns `false`, `demand.pause()`; `'drain'` or `'close'` resume it.
  * 4. `'close'` of the response before its end unsubscribes from the source, which aborts the upstream request.
@@ -42,6 +43,8 @@ const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: 
  * 6. The frames of one tick of the event loop (a network read of the upstream usually carries several) are written
  *    with one `res.write()` at the end of that tick, then `res.flush()` when present (compression middleware).
  *    The end of the response and an in-band error are written after them, in order.
+ * 7. `config.signal` aborting ends the response with its reason as the error (a `ShutdownError` by default: a
+ *    still-connected client gets 503 + `Retry-After`, or the in-band `shutting_down` frame once committed).
  *
  * @param res - The response (Express's `res` is one). Nothing may have been written to it.
  * @param source - The values to send; unsubscribed on disconnect, abort or end.
@@ -156,7 +159,8 @@ export function writeResponse<T>(
     };
     const onAbort = (): void => {
       const reason: unknown = signal?.reason;
-      fail(reason instanceof Error ? reason : new AbortedError('the response was aborted by the server'));
+      // The client is still connected (a disconnect settles first), so it is told to retry, never a log-only 499.
+      fail(reason instanceof Error && reason.name !== 'AbortError' ? reason : new ShutdownError());
     };
     const complete = (): void => {
       if (done) return;
@@ -172,10 +176,8 @@ export function writeResponse<T>(
         bytes += Buffer.byteLength(text);
         res.end(text);
       } else {
-        if (format.trailer !== '') {
-          commit();
-          bytes += Buffer.byteLength(format.trailer);
-        }
+        commit(); // an empty Flux is still a 200 of this format: its Content-Type, Cache-Control, X-Accel-Buffering
+        bytes += Buffer.byteLength(format.trailer);
         res.end(takeQueued() + format.trailer);
       }
       settle('completed', 200);

@@ -176,12 +176,12 @@ describe('chatRouter', () => {
       );
     const json = await curl('/chat/json');
     expect(json).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    expect(json).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/i);
+    expect(json).toMatch(/\r\nContent-Type: application\/json\r\n/i);
     const stream = await curl('/chat/stream');
     expect(stream).toMatch(/\r\nTransfer-Encoding: chunked\r\n/i);
     const ndjson = stream.slice(stream.indexOf('\r\n\r\n') + 4);
     const sse = await curl('/chat/sse');
-    expect(sse).toMatch(/\r\nContent-Type: text\/event-stream; charset=utf-8\r\n/i);
+    expect(sse).toMatch(/\r\nContent-Type: text\/event-stream\r\n/i);
     const events = sse.slice(sse.indexOf('\r\n\r\n') + 4);
     expect(events.endsWith('data: [DONE]\n\n')).toBe(true);
     const text = JSON.parse(json.slice(json.indexOf('\r\n\r\n') + 4)).message.content as string;

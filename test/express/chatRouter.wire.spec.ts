@@ -4,10 +4,10 @@ import { createChatClient } from '../../src/client/createChatClient';
 import { chatRouter } from '../../src/express/chatRouter';
 import { describeWireContract } from '../helpers/wireContractSuite';
 
-describeWireContract('chatRouter', async ({ client: clientConfig, apiKeys, heartbeatMs }) => {
+describeWireContract('chatRouter', async ({ client: clientConfig, apiKeys, heartbeatMs, log }) => {
   const client = createChatClient(clientConfig);
   const app = express();
-  app.use(chatRouter({ client, apiKeys, heartbeatMs }));
+  app.use(chatRouter({ client, apiKeys, heartbeatMs, ...(log === undefined ? {} : { log }) }));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return {

@@ -1,15 +1,43 @@
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { ChatRequestLog } from '../../src/express/chatRouter';
 import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
 import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
-import { rawRequest } from '../helpers/rawRequest';
+import { rawRequest, type RawResponse } from '../helpers/rawRequest';
+import { startKeyEchoUpstream } from '../helpers/startKeyEchoUpstream';
 import { waitFor } from '../helpers/streamSources';
 import { describeWireContract } from '../helpers/wireContractSuite';
-import { expectErrorAfterCommit, expectJsonAnswer, expectNdjsonAnswer, expectSseAnswer } from '../helpers/wireAssertions';
+import {
+  expectErrorAfterCommit,
+  expectErrorBeforeCommit,
+  expectJsonAnswer,
+  expectNdjsonAnswer,
+  expectSseAnswer,
+  type Endpoint,
+} from '../helpers/wireAssertions';
 
 const HELLO = { messages: [{ role: 'user', content: 'Hello, world!' }] };
+const ENDPOINTS: Endpoint[] = ['/chat/json', '/chat/stream', '/chat/sse'];
+const SHUTTING_DOWN = { message: 'the gateway is shutting down; retry the request', type: 'server_error', code: 'shutting_down' };
+
+/** The last HTTP/1.1 response in `text` (a connection's whole output), as a RawResponse (its body by Content-Length). */
+function lastResponse(text: string): RawResponse {
+  const at = text.lastIndexOf('HTTP/1.1 ');
+  const end = text.indexOf('\r\n\r\n', at);
+  const [statusLine = '', ...lines] = text.slice(at, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+  const body = Buffer.from(text.slice(end + 4)).subarray(0, Number(headers['content-length'])).toString('utf8');
+  return { status: Number(statusLine.split(' ')[1]), headers, body, pieces: [] };
+}
+
+/** `POST path` with a JSON body as raw HTTP/1.1 (for pipelining several on one connection). */
+const postText = (path: string, body: unknown): string => {
+  const json = JSON.stringify(body);
+  return `POST ${path} HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
+};
 
 describe('startGateway with the built-in emulator (the npm start default)', () => {
   let gateway: RunningGateway;
@@ -45,10 +73,10 @@ describe('startGateway with the built-in emulator (the npm start default)', () =
 
 describeWireContract(
   'gateway',
-  async ({ client, apiKeys, heartbeatMs }) => {
+  async ({ client, apiKeys, heartbeatMs, log }) => {
     const gateway = await startGateway(
       { port: 0, host: '127.0.0.1', provider: 'openai-compatible', gatewayKeys: apiKeys, heartbeatMs },
-      { client, log: () => undefined },
+      { client, log: log ?? (() => undefined) },
     );
     return { baseUrl: gateway.url, close: () => gateway.close(0) };
   },
@@ -84,9 +112,82 @@ describe('graceful shutdown', () => {
     await gateway.close(300);
     expect(Date.now() - started).toBeLessThan(5000);
     const { error } = expectErrorAfterCommit(await streaming, '/chat/stream', 1);
-    expect(error).toEqual({ message: 'the gateway is shutting down', type: 'aborted_error', code: 'aborted' });
+    expect(error).toEqual(SHUTTING_DOWN);
     await upstream.closed;
     expect(upstream.closedEarly).toBe(true);
+  });
+
+  it('answers responses not yet committed after the grace period with 503 + Retry-After in each endpoint format, never 499', async () => {
+    const logs: ChatRequestLog[] = [];
+    const gateway = await startGateway(
+      { port: 0, host: '127.0.0.1', provider: 'openai-compatible', baseUrl: emulator.url, gatewayKeys: [], heartbeatMs: 15_000 },
+      { log: (entry) => logs.push(entry) },
+    );
+    // /chat/json waits for a long answer; the streams wait for a provider still queueing them (nothing committed).
+    const pending = ENDPOINTS.map((endpoint) =>
+      rawRequest(`${gateway.url}${endpoint}`, { body: { ...HELLO, model: `deepseek-chat#${endpoint === '/chat/json' ? 'pace=20;tokens=100000' : 'queue=5000'}` } }),
+    );
+    await waitFor(() => emulator.requests.length === 3);
+    await gateway.close(300);
+    const responses = await Promise.all(pending);
+    ENDPOINTS.forEach((endpoint, i) => {
+      const res = responses[i] as RawResponse;
+      expect(expectErrorBeforeCommit(res, endpoint, 503, 'shutting_down')).toEqual(SHUTTING_DOWN);
+      expect(res.headers['retry-after']).toBe('1');
+    });
+    expect(logs.map((entry) => [entry.status, entry.result, entry.error?.code])).toEqual(ENDPOINTS.map(() => [503, 'failed', 'shutting_down']));
+  });
+
+  it.each(ENDPOINTS)('%s: a request arriving on an open connection during the shutdown gets 503 in the endpoint format', async (endpoint) => {
+    const gateway = await start();
+    const socket = connect(Number(new URL(gateway.url).port), '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8').on('data', (piece: string) => (text += piece));
+    const socketClosed = new Promise((resolve) => socket.once('close', resolve));
+    // A stream in flight keeps the connection open through the shutdown; a second request is pipelined behind it.
+    socket.write(postText('/chat/sse', { ...HELLO, model: 'deepseek-chat#pace=20;tokens=20' }));
+    await emulator.waitForRequest();
+    const closing = gateway.close(10_000);
+    socket.write(postText(endpoint, HELLO));
+    await socketClosed;
+    await closing;
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    const refused = lastResponse(text);
+    expect(expectErrorBeforeCommit(refused, endpoint, 503, 'shutting_down')).toEqual(SHUTTING_DOWN);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['connection']).toBe('close');
+    expect(emulator.requests).toHaveLength(1);
+  });
+});
+
+describe('the upstream key (CHATFLUX_API_KEY) in front of an upstream that quotes it in its errors', () => {
+  it('never reaches a client of the three endpoints, nor a log line on stdout', async () => {
+    const key = 'upstream-key-of-no-known-shape-0123456789';
+    const echo = await startKeyEchoUpstream();
+    const lines: string[] = [];
+    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((text: string | Uint8Array) => (lines.push(String(text)), true));
+    const logLines = (): string[] => lines.filter((line) => line.includes('"endpoint"'));
+    const seen: string[] = [];
+    const gateway = await startGateway({ port: 0, host: '127.0.0.1', provider: 'openai-compatible', baseUrl: echo.url, apiKey: key, model: 'm', maxRetries: 0, gatewayKeys: [], heartbeatMs: 15_000 });
+    try {
+      for (const endpoint of ENDPOINTS) {
+        const refused = await rawRequest(`${gateway.url}${endpoint}`, { body: HELLO });
+        expectErrorBeforeCommit(refused, endpoint, 502, 'internal_error');
+        const inBand = await rawRequest(`${gateway.url}${endpoint}`, { body: { ...HELLO, model: 'm#in-band' } });
+        if (endpoint === '/chat/json') expectErrorBeforeCommit(inBand, endpoint, 502, 'internal_error');
+        else expect(expectErrorAfterCommit(inBand, endpoint, 1).error.code).toBe('internal_error');
+        for (const res of [refused, inBand]) seen.push(res.body, JSON.stringify(res.headers));
+      }
+      await waitFor(() => logLines().length === 6);
+    } finally {
+      stdout.mockRestore();
+      await gateway.close(0);
+      await echo.close();
+    }
+    expect(echo.keysEchoed).toEqual(ENDPOINTS.flatMap(() => [key, key]));
+    expect(seen.join('\n')).not.toContain(key);
+    expect(logLines().map((line) => (JSON.parse(line) as ChatRequestLog).error?.code)).toEqual(ENDPOINTS.flatMap(() => ['internal_error', 'internal_error']));
+    expect(logLines().join('')).not.toContain(key);
   });
 });
 

@@ -9,11 +9,11 @@ import type { RawResponse } from './rawRequest.js';
 /** The three endpoints. */
 export type Endpoint = '/chat/json' | '/chat/stream' | '/chat/sse';
 
-/** The exact Content-Type per endpoint (media type of the spec, charset utf-8). */
+/** The exact Content-Type per endpoint: the spec's media type, no parameter (RFC 8259 defines no charset for JSON). */
 export const CONTENT_TYPE: Record<Endpoint, string> = {
-  '/chat/json': 'application/json; charset=utf-8',
-  '/chat/stream': 'application/json; charset=utf-8',
-  '/chat/sse': 'text/event-stream; charset=utf-8',
+  '/chat/json': 'application/json',
+  '/chat/stream': 'application/json',
+  '/chat/sse': 'text/event-stream',
 };
 
 /** The SSE heartbeat comment frame. */

@@ -10,6 +10,7 @@ import type { ChatClientConfig } from '../../src/client/createChatClient';
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest, type RawResponse } from './rawRequest';
+import { startKeyEchoUpstream, type KeyEchoUpstream } from './startKeyEchoUpstream';
 import {
   contentOf,
   expectErrorAfterCommit,
@@ -28,6 +29,11 @@ export interface WireTargetSetup {
   apiKeys: string[];
   /** SSE heartbeat interval to configure. */
   heartbeatMs: number;
+  /**
+   * The request log sink to configure, when the server has one (the router's and the gateway's `log`): the suite
+   * asserts that no entry contains the upstream key. A server without a log may ignore it.
+   */
+  log?: (entry: unknown) => void;
 }
 
 /** A server under test, serving POST /chat/json, /chat/stream, /chat/sse at `baseUrl`. */
@@ -39,11 +45,14 @@ export interface WireTarget {
 /** The downstream key every request of the suite sends. */
 export const SUITE_KEY = 'suite-gateway-key-0123456789';
 
+/** The upstream API key of {@link wireTargetClientConfig}: it must never reach a client or a log line. */
+export const UPSTREAM_KEY = 'sk-emulator-upstream-key-42';
+
 /** The client config the suite's servers must use: the emulator, no retries, first chunk 1 s, idle 500 ms. */
 export const wireTargetClientConfig = (emulatorUrl: string, model: string): ChatClientConfig => ({
   baseUrl: emulatorUrl,
   model,
-  apiKey: 'sk-emulator-upstream-key-42',
+  apiKey: UPSTREAM_KEY,
   retry: 0,
   timeouts: { firstChunk: 1000, idle: 500 },
 });
@@ -138,7 +147,45 @@ export function describeWireContract(name: string, start: (setup: WireTargetSetu
     it.each(ENDPOINTS)('%s: the upstream API key never reaches the client', async (endpoint) => {
       const res = await ask(endpoint, 'status=401');
       expectErrorBeforeCommit(res, endpoint, 502);
-      expect(res.body).not.toContain('sk-emulator-upstream-key-42');
+      expect(res.body).not.toContain(UPSTREAM_KEY);
+    });
+
+    describe('in front of an upstream that quotes the API key in its errors', () => {
+      let echo: KeyEchoUpstream;
+      let echoTarget: WireTarget;
+      const logged: unknown[] = [];
+      beforeAll(async () => {
+        echo = await startKeyEchoUpstream();
+        echoTarget = await start({
+          client: wireTargetClientConfig(echo.url, MODEL[dialect]),
+          apiKeys: [SUITE_KEY],
+          heartbeatMs: 15_000,
+          log: (entry) => logged.push(entry),
+        });
+      });
+      afterAll(async () => {
+        await echoTarget.close();
+        await echo.close();
+      });
+      const askEcho = (endpoint: Endpoint, model: string): Promise<RawResponse> =>
+        rawRequest(`${echoTarget.baseUrl}${endpoint}`, { headers: auth, body: { model, messages: [{ role: 'user', content: 'Hello, world!' }] } });
+
+      it.each(ENDPOINTS)('%s: the upstream API key never reaches the client nor a log line (HTTP 500 body, in-band error)', async (endpoint) => {
+        const echoed = echo.keysEchoed.length;
+        const refused = await askEcho(endpoint, MODEL[dialect]);
+        expectErrorBeforeCommit(refused, endpoint, 502);
+        const inBand = await askEcho(endpoint, `${MODEL[dialect]}#in-band`);
+        if (endpoint === '/chat/json') expectErrorBeforeCommit(inBand, endpoint, 502, 'internal_error');
+        else expect(expectErrorAfterCommit(inBand, endpoint, 1).error.code).toBe('internal_error');
+        // The upstream did quote the key it received, in both answers …
+        expect(echo.keysEchoed.slice(echoed)).toEqual([UPSTREAM_KEY, UPSTREAM_KEY]);
+        // … and neither the client nor the log saw it.
+        for (const res of [refused, inBand]) {
+          expect(res.body).not.toContain(UPSTREAM_KEY);
+          expect(JSON.stringify(res.headers)).not.toContain(UPSTREAM_KEY);
+        }
+        expect(logged.map((entry) => JSON.stringify(entry)).join('\n')).not.toContain(UPSTREAM_KEY);
+      });
     });
 
     it.each(ENDPOINTS)('%s: an upstream that sends no first chunk in time becomes 504', async (endpoint) => {

@@ -80,6 +80,19 @@ describe('sendJson', () => {
     expect(outcomes).toEqual([expect.objectContaining({ result: 'disconnected', status: 0, committed: false })]);
   });
 
+  it('answers 503 shutting_down with Retry-After when the signal aborts without a reason (the client is still there)', async () => {
+    const controller = new AbortController();
+    const outcomes: WriteOutcome[] = [];
+    server = await startServer((_req, res) => {
+      void sendJson(res, NEVER, { signal: controller.signal }).then((o) => outcomes.push(o));
+      timer(20).subscribe(() => controller.abort());
+    });
+    const res = await rawRequest(server.url);
+    expect(expectErrorBeforeCommit(res, '/chat/json', 503, 'shutting_down').type).toBe('server_error');
+    expect(res.headers['retry-after']).toBe('1');
+    expect(outcomes).toEqual([expect.objectContaining({ result: 'failed', status: 503, committed: false })]);
+  });
+
   it('ends with the error status when the abort signal fires first', async () => {
     const controller = new AbortController();
     server = await startServer((_req, res) => {

@@ -1,4 +1,4 @@
-import { concat, NEVER, Observable, of, throwError, timer, map } from 'rxjs';
+import { concat, EMPTY, NEVER, Observable, of, throwError, timer, map } from 'rxjs';
 import { RequestError, UpstreamStreamError } from '../../src/errors';
 import { sendNdjson } from '../../src/node/sendNdjson';
 import type { WriteOutcome } from '../../src/node/WriteOutcome';
@@ -6,7 +6,7 @@ import { createDemandGate } from '../../src/source/createDemandGate';
 import { controlledRequest, rawRequest } from '../helpers/rawRequest';
 import { startServer, type TestServer } from '../helpers/startServer';
 import { chunk, demandDrivenSource, sleep, waitFor } from '../helpers/streamSources';
-import { expectErrorAfterCommit, expectErrorBeforeCommit, expectNdjsonAnswer } from '../helpers/wireAssertions';
+import { expectErrorAfterCommit, expectErrorBeforeCommit, expectNdjsonAnswer, expectSuccessHeaders } from '../helpers/wireAssertions';
 
 describe('sendNdjson', () => {
   let server: TestServer | undefined;
@@ -26,6 +26,14 @@ describe('sendNdjson', () => {
         '{"message":{"role":"assistant","content":"doing well"},"done":false,"index":1}\n' +
         '{"message":{"role":"assistant","content":", thank you!"},"done":true,"index":2}\n',
     );
+  });
+
+  it('an empty Flux (a filter that drops everything) is a 200 with the streaming headers and an empty body', async () => {
+    const outcomes: WriteOutcome[] = [];
+    const res = await rawRequest(await serve(() => EMPTY, (o) => outcomes.push(o)), { body: { messages: [] } });
+    expectSuccessHeaders(res, '/chat/stream');
+    expect(res.body).toBe('');
+    expect(outcomes).toEqual([expect.objectContaining({ result: 'completed', status: 200, committed: true, values: 0, bytes: 0 })]);
   });
 
   it('writes each line when it is produced (no buffering until the end)', async () => {

@@ -1,15 +1,21 @@
 import compression from 'compression';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { concat, NEVER, Observable, of, throwError, timer, map } from 'rxjs';
+import { concat, EMPTY, NEVER, Observable, of, throwError, timer, map } from 'rxjs';
 import { AbortedError, TimeoutError, UpstreamHttpError } from '../../src/errors';
 import { sendSse } from '../../src/node/sendSse';
 import type { WriteOutcome } from '../../src/node/WriteOutcome';
 import { serverSentEvent } from '../../src/serverSentEvent';
-import { rawRequest } from '../helpers/rawRequest';
+import { createChatClient } from '../../src/client/createChatClient';
+import { createDemandGate } from '../../src/source/createDemandGate';
+import { controlledRequest, rawRequest } from '../helpers/rawRequest';
 import { startServer, type TestServer } from '../helpers/startServer';
-import { chunk, waitFor } from '../helpers/streamSources';
-import { expectErrorAfterCommit, expectErrorBeforeCommit, expectSseAnswer, PING, sseFrames } from '../helpers/wireAssertions';
+import { chunk, sleep, waitFor } from '../helpers/streamSources';
+import { expectErrorAfterCommit, expectErrorBeforeCommit, expectSseAnswer, expectSuccessHeaders, PING, sseFrames } from '../helpers/wireAssertions';
+
+/** One upstream `chat.completion.chunk` SSE frame carrying `content`. */
+const upstreamFrame = (content: string): string =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 
 describe('sendSse', () => {
   let server: TestServer | undefined;
@@ -30,6 +36,21 @@ describe('sendSse', () => {
         'data: {"message":{"role":"assistant","content":", thank you!"},"done":true,"index":2}\n\n' +
         'data: [DONE]\n\n',
     );
+  });
+
+  it('writes a plain string as one data: line of JSON, so a "[DONE]" or a line break of the user cannot end the stream', async () => {
+    const url = await serve(() => of('[DONE]', 'hello\nworld', serverSentEvent({ data: 'two\nlines' })));
+    const res = await rawRequest(url);
+    expect(res.body).toBe('data: "[DONE]"\n\ndata: "hello\\nworld"\n\ndata: two\ndata: lines\n\ndata: [DONE]\n\n');
+    expect(sseFrames(res.body).filter((frame) => frame.data === '[DONE]')).toHaveLength(1);
+  });
+
+  it('an empty Flux is a 200 with the SSE headers and just data: [DONE]', async () => {
+    const outcomes: WriteOutcome[] = [];
+    const res = await rawRequest(await serve(() => EMPTY, undefined, (o) => outcomes.push(o)));
+    expectSuccessHeaders(res, '/chat/sse');
+    expect(res.body).toBe('data: [DONE]\n\n');
+    expect(outcomes).toEqual([expect.objectContaining({ result: 'completed', status: 200, committed: true, values: 0 })]);
   });
 
   it('writes the fields of a serverSentEvent (event, id, retry, comment)', async () => {
@@ -93,6 +114,41 @@ describe('sendSse', () => {
     await rawRequest(url, { onPiece: () => 'abort' });
     await waitFor(() => unsubscribed && outcomes.length === 1);
     expect(outcomes[0]).toMatchObject({ result: 'disconnected', committed: true, values: 0 });
+  });
+
+  it('a client that stops reading, then disconnects while the demand gate is closed, aborts the upstream request at once', async () => {
+    let upstreamClosedAt = 0;
+    const upstream = await startServer((_req, res) => {
+      res.once('close', () => (upstreamClosedAt = performance.now()));
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      const frame = upstreamFrame('x'.repeat(8000));
+      const pump = (): void => {
+        while (!res.destroyed) if (!res.write(frame)) return void res.once('drain', pump);
+      };
+      pump();
+    });
+    const client = createChatClient({ baseUrl: upstream.url, model: 'm', retry: 0 });
+    const demand = createDemandGate();
+    const outcomes: WriteOutcome[] = [];
+    server = await startServer(
+      (_req, res) => void sendSse(res, client.sse({ messages: [{ role: 'user', content: 'hi' }] }, { demand }), { demand, heartbeatMs: 0 }).then((o) => outcomes.push(o)),
+    );
+    try {
+      const reader = controlledRequest(server.url, { paused: true });
+      await reader.response;
+      await waitFor(() => !demand.isOpen);
+      await sleep(200);
+      expect(demand.isOpen).toBe(false); // the writer waits for a 'drain' that will never come
+      const destroyedAt = performance.now();
+      reader.destroy();
+      await waitFor(() => upstreamClosedAt > 0 && outcomes.length === 1, 3000);
+      expect(upstreamClosedAt - destroyedAt).toBeLessThan(1000);
+      expect(outcomes[0]).toMatchObject({ result: 'disconnected', committed: true });
+      expect(demand.isOpen).toBe(true);
+    } finally {
+      await client.close();
+      await upstream.close();
+    }
   });
 
   it('is not buffered by compression middleware (no-transform; flushed per frame)', async () => {
