@@ -112,6 +112,8 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       bodyTimeout: 0,
     });
   const secrets = config.secrets ?? [];
+  // What an upstream's own error text must never carry back: the key it was sent, whatever its shape.
+  const inBandSecrets = apiKey === undefined ? secrets : [apiKey, ...secrets];
   const retryConfig: RetryOnTransientConfig =
     config.retry === false
       ? { count: 0 }
@@ -136,7 +138,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
       }).pipe(
         parseSse(),
-        decodeChunk(),
+        decodeChunk({ secrets: inBandSecrets }),
         chunkTimeouts<ChatCompletionChunk>({
           firstChunk: timeouts.firstChunk,
           idle: timeouts.idle,

@@ -9,9 +9,14 @@ import { truncate } from './truncate.js';
  *
  * @param body - The parsed JSON (the `error` member's parent), or `undefined` when the data was not JSON.
  * @param raw - The event's data text, used when the body has no message.
+ * @param secrets - Literal secrets to remove as well (the client's API key, whatever its shape).
  * @returns The error to raise.
  */
-export function upstreamStreamErrorFrom(body: unknown, raw: string): UpstreamStreamError {
+export function upstreamStreamErrorFrom(
+  body: unknown,
+  raw: string,
+  secrets: readonly string[] = [],
+): UpstreamStreamError {
   let detail: unknown = body;
   if (isObject(body) && body.error !== undefined && body.error !== null) detail = body.error;
   let message: string | undefined;
@@ -23,10 +28,11 @@ export function upstreamStreamErrorFrom(body: unknown, raw: string): UpstreamStr
     if (typeof detail.type === 'string') type = detail.type;
     if (typeof detail.code === 'string' || typeof detail.code === 'number') code = String(detail.code);
   }
-  const text = redactSecrets(truncate(message ?? (raw.trim() === '' ? 'unknown upstream error' : raw), 1000));
+  // Redact before truncating: a cut could leave a secret's prefix that no longer matches.
+  const text = truncate(redactSecrets(message ?? (raw.trim() === '' ? 'unknown upstream error' : raw), secrets), 1000);
   const options: { upstreamType?: string; upstreamCode?: string } = {};
-  if (type !== undefined) options.upstreamType = redactSecrets(truncate(type, 200));
-  if (code !== undefined) options.upstreamCode = redactSecrets(truncate(code, 200));
+  if (type !== undefined) options.upstreamType = truncate(redactSecrets(type, secrets), 200);
+  if (code !== undefined) options.upstreamCode = truncate(redactSecrets(code, secrets), 200);
   return new UpstreamStreamError(text, options);
 }
 

@@ -16,6 +16,11 @@ export interface DecodeChunkConfig {
   validate?: boolean;
   /** The most characters of offending input an error carries in `snippet` (default 200). */
   maxSnippet?: number;
+  /**
+   * Literal secrets (the upstream API key) to remove from error messages and snippets, whatever their shape — an
+   * upstream may quote the key it was sent. Things shaped like keys (`sk-…`, `Bearer …`) are always removed.
+   */
+  secrets?: readonly string[];
 }
 
 const DONE = '[DONE]';
@@ -49,7 +54,7 @@ const DONE = '[DONE]';
  * requestCompletion(request, config).pipe(parseSse(), decodeChunk(), accumulateDeltas(), last())
  * ```
  *
- * @param config - Whether to validate, and how long error snippets may be.
+ * @param config - Whether to validate, how long error snippets may be, and secrets to redact.
  * @returns An operator from {@link SseEvent}s to `ChatCompletionChunk`s.
  */
 export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<SseEvent, ChatCompletionChunk> {
@@ -59,7 +64,10 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
     throw new ConfigError('decodeChunk: validate must be a boolean; omit it to validate.');
   if (!Number.isInteger(maxSnippet) || maxSnippet < 0)
     throw new ConfigError(`decodeChunk: maxSnippet must be a non-negative integer, got ${String(maxSnippet)}.`);
-  const snippet = (text: string): string => redactSecrets(truncate(text, maxSnippet));
+  const secrets = config.secrets ?? [];
+  if (!Array.isArray(secrets) || secrets.some((secret) => typeof secret !== 'string'))
+    throw new ConfigError('decodeChunk: secrets must be an array of strings (e.g. [apiKey]).');
+  const snippet = (text: string): string => truncate(redactSecrets(text, secrets), maxSnippet);
 
   const decode = (data: string): ChatCompletionChunk => {
     let parsed: unknown;
@@ -73,7 +81,7 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
     }
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
       const error = (parsed as { error?: unknown }).error;
-      if (error !== undefined && error !== null) throw upstreamStreamErrorFrom(parsed, data);
+      if (error !== undefined && error !== null) throw upstreamStreamErrorFrom(parsed, data, secrets);
     }
     let chunk: ChatCompletionChunk;
     if (
@@ -130,7 +138,7 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
                 } catch {
                   body = undefined; // not JSON: the text itself is the message
                 }
-                throw upstreamStreamErrorFrom(body, event.data);
+                throw upstreamStreamErrorFrom(body, event.data, secrets);
               }
             },
             complete() {

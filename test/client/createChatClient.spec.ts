@@ -8,6 +8,7 @@ import {
   isRequestError,
   isTimeoutError,
   isUpstreamHttpError,
+  isUpstreamStreamError,
   type UpstreamHttpError,
 } from '../../src/errors';
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../../src/client/createChatClient';
@@ -438,6 +439,22 @@ describe('createChatClient', () => {
       const moonshot = createChatClient({ provider: 'moonshot-cn', env: { MOONSHOT_API_KEY: KEY } });
       expect([moonshot.baseUrl, moonshot.model]).toEqual(['https://api.moonshot.cn/v1', 'kimi-k2-0905-preview']);
       void moonshot.close();
+    });
+
+    it('an upstream that quotes the key it was sent (any shape) in an in-band error does not get it to the caller', async () => {
+      const opaque = 'moonshot-opaque-7f3a9c2e41'; // nothing like sk-…: only the literal key can redact it
+      await server.close();
+      await serve((req, res) => {
+        sse(res);
+        const quoted = String(req.headers.authorization).slice('Bearer '.length);
+        res.write(ANSWER[0]);
+        res.end(`data: {"error":{"message":"key ${quoted} was revoked","type":"auth","code":"${quoted}"}}\n\n`);
+      });
+      const error = await failure(make({ apiKey: opaque, retry: false }).stream({ messages: MESSAGES }));
+      expect(isUpstreamStreamError(error)).toBe(true);
+      for (const view of [(error as Error).message, JSON.stringify(error), inspect(error)])
+        expect(view).not.toContain(opaque);
+      expect((error as Error).message).toContain('[redacted]');
     });
 
     it('a key read from a CRLF .env file (trailing "\\r\\n") is trimmed and accepted', async () => {

@@ -276,6 +276,23 @@ describe('decodeChunk', () => {
   });
 
   describe('errors', () => {
+    it('config.secrets: literal secrets of any shape leave error messages, codes and snippets', async () => {
+      const secret = 'opaque-key-1234abcd';
+      const cases: SseEvent[] = [
+        ev(`{"error":{"message":"key ${secret} revoked","type":"t","code":"${secret}"}}`),
+        ev(`key ${secret} revoked`, 'error'),
+        ev(`{"choices":[${secret}`),
+      ];
+      for (const event of cases) {
+        const { error } = await decodeError([event, DONE], { secrets: [secret] });
+        expect(JSON.stringify({ ...error, message: error.message })).not.toContain(secret);
+        expect(error.message + JSON.stringify(error)).toContain('[redacted]');
+      }
+      expect(() => decodeChunk({ secrets: 'k' as unknown as string[] })).toThrow(
+        expect.objectContaining({ code: 'invalid_config' }),
+      );
+    });
+
     it('malformed JSON → malformed_json with the text truncated to maxSnippet', async () => {
       const data = `{"choices":[${'x'.repeat(500)}`;
       const { error } = await decodeError([ev(data), DONE], { maxSnippet: 20 });
