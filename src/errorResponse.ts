@@ -10,6 +10,7 @@ import {
   isUpstreamHttpError,
   isUpstreamStreamError,
 } from './errors.js';
+import { publicErrorResponseOf } from './internal/publicErrorResponse.js';
 import { redactSecrets } from './internal/redactSecrets.js';
 import { truncate } from './internal/truncate.js';
 import type { ErrorBody } from './schemas/contract.js';
@@ -68,6 +69,7 @@ const respond = (
  * | TimeoutError                                  | 504    | `timeout_error`         | `timeout`                                           |
  * | AbortedError                                  | 499    | `aborted_error`         | `aborted`                                           |
  * | ShutdownError                                 | 503    | `server_error`          | `shutting_down` (with `Retry-After`)                |
+ * | Nest HttpException 4xx/503 (chatflux/nestjs)  | same   | `invalid_request_error` | from the status: `forbidden`, `not_found`, …        |
  * | ConfigError, anything else                    | 500    | `server_error`          | `internal_error`                                    |
  *
  * 1. Messages pass through `redactSecrets` (`sk-…`, `Bearer …`, `api_key=…`, and every string in `config.secrets`)
@@ -79,6 +81,9 @@ const respond = (
  * 5. The provider's `code` is passed on as `code` (else its `type`, e.g. Moonshot's `engine_overloaded_error`, which
  *    has no code), so a client can tell rate limits and overloads apart; `type` is always one of the table's.
  * 6. `499` (nginx's "client closed request") is for logs: an aborted request has nobody left to read it.
+ * 7. An adapter may attach the response it decided for a framework's own exception (`PUBLIC_ERROR_RESPONSE`): the
+ *    status, `type` and `code` are kept (a 429 is a `rate_limit_error`, a 503 a `server_error`), the message is
+ *    redacted and capped as any other.
  *
  * ## Example
  * ```ts
@@ -93,6 +98,8 @@ const respond = (
  */
 export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = {}): ErrorResponse {
   const { secrets } = config;
+  const mapped = publicErrorResponseOf(error);
+  if (mapped !== undefined) return respond(mapped.status, mapped.type, mapped.code, String((error as Error).message), secrets);
   if (isRequestError(error)) {
     switch (error.code) {
       case 'unauthorized':

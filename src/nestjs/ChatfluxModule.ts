@@ -1,40 +1,67 @@
-import { Inject, Module, type DynamicModule, type OnModuleDestroy, type Provider, type Type } from '@nestjs/common';
-import { createChatClient, type ChatClient } from '../client/createChatClient.js';
+import {
+  Inject,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { ChatClient } from '../client/createChatClient.js';
+import { answerBodyParserErrors } from './answerBodyParserErrors.js';
 import { CHATFLUX_CLIENT } from './CHATFLUX_CLIENT.js';
 import { CHATFLUX_MODULE_CONFIG } from './CHATFLUX_MODULE_CONFIG.js';
 import type { ChatfluxModuleAsyncConfig } from './ChatfluxModuleAsyncConfig.js';
 import type { ChatfluxModuleConfig, ChatfluxRoutesConfig } from './ChatfluxModuleConfig.js';
+import { ChatfluxShutdown } from './ChatfluxShutdown.js';
 import { createChatController } from './createChatController.js';
+import { createOwnedClient, type OwnedClient } from './createOwnedClient.js';
 
 const isClient = (value: ChatfluxModuleConfig['client']): value is ChatClient => typeof (value as Partial<ChatClient>).sse === 'function';
 
 /** Clients this module created (and so closes), as opposed to clients a user passed in. */
-const created = new WeakSet<ChatClient>();
+const owned = new WeakMap<ChatClient, OwnedClient>();
 
-const clientProvider: Provider = {
-  provide: CHATFLUX_CLIENT,
-  useFactory: (config: ChatfluxModuleConfig): ChatClient => {
-    if (isClient(config.client)) return config.client;
-    const client = createChatClient(config.client);
-    created.add(client);
-    return client;
+const providers: Provider[] = [
+  {
+    provide: CHATFLUX_CLIENT,
+    useFactory: (config: ChatfluxModuleConfig): ChatClient => {
+      if (isClient(config.client)) return config.client;
+      const created = createOwnedClient(config.client);
+      owned.set(created.client, created);
+      return created.client;
+    },
+    inject: [CHATFLUX_MODULE_CONFIG],
   },
-  inject: [CHATFLUX_MODULE_CONFIG],
-};
+  {
+    provide: ChatfluxShutdown,
+    useFactory: (config: ChatfluxModuleConfig) => new ChatfluxShutdown(config.shutdownGraceMs ?? 10_000, config.signal),
+    inject: [CHATFLUX_MODULE_CONFIG],
+  },
+];
+const exported = [CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG, ChatfluxShutdown];
 
 const controllersFor = (routes: ChatfluxRoutesConfig | undefined): Array<Type<unknown>> =>
   routes === undefined || routes === false ? [] : [createChatController(routes === true ? '' : (routes.prefix ?? ''))];
 
 /**
- * The chatflux module: an injectable chat client (token {@link CHATFLUX_CLIENT}), closed when the application
- * shuts down, and optionally a controller serving `POST /chat/json`, `/chat/stream` and `/chat/sse` exactly as the
- * Express router does (same writers, hence the same bytes, statuses, headers, heartbeats, backpressure, disconnect).
+ * The chatflux module: an injectable chat client (token {@link CHATFLUX_CLIENT}), and optionally a controller serving
+ * `POST /chat/json`, `/chat/stream` and `/chat/sse` exactly as the Express router does (same writers, hence the same
+ * bytes, statuses, headers, heartbeats, backpressure, disconnect).
  *
  * 1. `forRoot(config)` takes the config as a value; `forRootAsync({ useFactory, inject, imports })` builds it
  *    through DI.
  * 2. `routes: true` or `routes: { prefix }` registers the controller; its path prefix is fixed when the module is
  *    declared.
- * 3. `app.close()` calls `close()` on a client the module created, which releases its connection pool.
+ * 3. With Nest's default body parser (Express platform), a body it refuses on a chatflux route is answered in the
+ *    route's error format with the router's status, the key checked first (see `answerBodyParserErrors`). With
+ *    `bodyParser: false` the module parses the body itself, under its own `bodyLimit`, after the key check.
+ * 4. `app.close()` (SIGTERM with `enableShutdownHooks()`): new chat requests get a 503 `shutting_down`, responses in
+ *    flight get `shutdownGraceMs` (default 10 s) to finish, the rest end with a `ShutdownError` (503 + `Retry-After`
+ *    before the commit, the in-band `shutting_down` frame after). Once the HTTP server has closed, a client the module
+ *    created is closed, its connection pool gracefully.
  *
  * ## Example
  * ```ts
@@ -46,8 +73,12 @@ const controllersFor = (routes: ChatfluxRoutesConfig | undefined): Array<Type<un
  * ```
  */
 @Module({})
-export class ChatfluxModule implements OnModuleDestroy {
-  constructor(@Inject(CHATFLUX_CLIENT) private readonly client: ChatClient) {}
+export class ChatfluxModule implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+  constructor(
+    @Inject(CHATFLUX_CLIENT) private readonly client: ChatClient,
+    @Inject(ChatfluxShutdown) private readonly shutdown: ChatfluxShutdown,
+    @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
+  ) {}
 
   /**
    * Provides the client from a config value.
@@ -59,9 +90,9 @@ export class ChatfluxModule implements OnModuleDestroy {
     return {
       module: ChatfluxModule,
       global: config.global ?? false,
-      providers: [{ provide: CHATFLUX_MODULE_CONFIG, useValue: config }, clientProvider],
+      providers: [{ provide: CHATFLUX_MODULE_CONFIG, useValue: config }, ...providers],
       controllers: controllersFor(config.routes),
-      exports: [CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG],
+      exports: exported,
     };
   }
 
@@ -76,14 +107,24 @@ export class ChatfluxModule implements OnModuleDestroy {
       module: ChatfluxModule,
       global: config.global ?? false,
       imports: config.imports ?? [],
-      providers: [{ provide: CHATFLUX_MODULE_CONFIG, useFactory: config.useFactory, inject: config.inject ?? [] }, clientProvider],
+      providers: [{ provide: CHATFLUX_MODULE_CONFIG, useFactory: config.useFactory, inject: config.inject ?? [] }, ...providers],
       controllers: controllersFor(config.routes),
-      exports: [CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG],
+      exports: exported,
     };
   }
 
-  /** Closes the client, if the module created it, when the application shuts down. */
-  async onModuleDestroy(): Promise<void> {
-    if (created.has(this.client)) await this.client.close();
+  /** Routes refused bodies on chatflux routes to their error format (Express platform, Nest's default parser). */
+  onModuleInit(): void {
+    answerBodyParserErrors(this.adapterHost.httpAdapter);
+  }
+
+  /** Refuses new chat requests, lets those in flight finish within the grace period, then ends the rest. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.shutdown.drain();
+  }
+
+  /** Closes the client, if the module created it, once the HTTP server has closed. */
+  async onApplicationShutdown(): Promise<void> {
+    await owned.get(this.client)?.close(1000);
   }
 }

@@ -44,6 +44,11 @@ export interface ChatfluxModuleConfig {
   secrets?: readonly string[];
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
   signal?: AbortSignal;
+  /**
+   * On `app.close()` (SIGTERM with `enableShutdownHooks()`), how long responses in flight may still run before they
+   * end with a `ShutdownError` (503 + `Retry-After`, or the in-band `shutting_down` frame). Default 10000 ms.
+   */
+  shutdownGraceMs?: number;
   /** Make `CHATFLUX_CLIENT` injectable in every module without importing `ChatfluxModule` again (default false). */
   global?: boolean;
 }

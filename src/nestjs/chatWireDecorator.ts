@@ -1,8 +1,13 @@
-import { applyDecorators, HttpCode, Res, UseFilters, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, HttpCode, Inject, Injectable, Optional, Res, SetMetadata, UseFilters, UseInterceptors } from '@nestjs/common';
+import { throwError } from 'rxjs';
+import { CHAT_ROUTE, type ChatRoute } from './CHAT_ROUTE.js';
 import { ChatfluxExceptionFilter } from './ChatfluxExceptionFilter.js';
+import { ChatfluxShutdown } from './ChatfluxShutdown.js';
 import type { ChatWireConfig } from './ChatWireConfig.js';
 import type { ChatWireFormat } from './ChatWireFormat.js';
 import { ChatWireInterceptor } from './ChatWireInterceptor.js';
+import { toChatfluxError } from './toChatfluxError.js';
+import { writeChatWire } from './writeChatWire.js';
 
 // Nest's metadata keys (`@nestjs/common/constants`), spelled out: a deep import does not resolve from ESM.
 const ROUTE_ARGS_METADATA = '__routeArguments__';
@@ -26,10 +31,23 @@ const responseHandledByChatflux =
 
 /** The decorators behind `@ChatJson()`, `@ChatNdjson()`, `@ChatSse()`. */
 export function chatWireDecorator(format: ChatWireFormat, config: ChatWireConfig = {}): MethodDecorator {
+  const secrets = config.secrets === undefined ? {} : { secrets: config.secrets };
+  /** This handler's interceptor, built by Nest so that it gets the module's shutdown when `ChatfluxModule` is imported. */
+  @Injectable()
+  class ChatWireInterceptorOfHandler extends ChatWireInterceptor {
+    constructor(@Optional() @Inject(ChatfluxShutdown) shutdown?: ChatfluxShutdown) {
+      super(format, config, shutdown);
+    }
+  }
+  const route: ChatRoute = {
+    answerBodyError: (_request, response, error) =>
+      void writeChatWire(format, response, throwError(() => toChatfluxError(error)), { ...secrets, heartbeatMs: 0 }),
+  };
   return applyDecorators(
     HttpCode(200),
-    UseInterceptors(new ChatWireInterceptor(format, config)),
-    UseFilters(new ChatfluxExceptionFilter(format, config.secrets === undefined ? {} : { secrets: config.secrets })),
+    UseInterceptors(ChatWireInterceptorOfHandler),
+    UseFilters(new ChatfluxExceptionFilter(format, secrets)),
+    SetMetadata(CHAT_ROUTE, route),
     responseHandledByChatflux(),
   );
 }

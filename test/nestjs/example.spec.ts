@@ -13,7 +13,7 @@ describe('examples/nestjs', () => {
     emulator = await startEmulator({ dialect: 'deepseek' });
     process.env['CHATFLUX_BASE_URL'] = emulator.url;
     process.env['CHATFLUX_API_KEY'] = 'emulator';
-    nest = await startNestApp({ imports: [AppModule] });
+    nest = await startNestApp({ imports: [AppModule] }, { bodyParser: false }); // as examples/nestjs/main.ts creates it
   });
   afterAll(async () => {
     await nest.close();
