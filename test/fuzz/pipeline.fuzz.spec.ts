@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { from, toArray } from 'rxjs';
-import { isChatfluxError } from '../../src/errors';
+import { isChatfluxError, isStreamProtocolError, isUpstreamStreamError } from '../../src/errors';
 import { accumulateDeltas } from '../../src/operators/accumulateDeltas';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
@@ -34,10 +34,10 @@ const cut = (bytes: Uint8Array, offsets: number[]): Uint8Array[] => {
 type Settled = { kind: 'complete'; values: number } | { kind: 'error'; error: unknown } | { kind: 'pending' };
 
 /** Runs the pipeline over a synchronous source: it must settle before `subscribe` returns. */
-function runPipeline(parts: Uint8Array[]): Settled {
+function runPipeline(parts: Uint8Array[], maxEventSize = 4096): Settled {
   let settled: Settled = { kind: 'pending' };
   const subscription = from(parts)
-    .pipe(parseSse({ maxEventSize: 4096 }), decodeChunk(), accumulateDeltas(), toArray())
+    .pipe(parseSse({ maxEventSize }), decodeChunk(), accumulateDeltas(), toArray())
     .subscribe({
       next: (values) => (settled = { kind: 'complete', values: values.length }),
       error: (error: unknown) => (settled = { kind: 'error', error }),
@@ -167,6 +167,69 @@ describe('fuzz: parseSse → decodeChunk → accumulateDeltas', () => {
       );
     },
   );
+});
+
+/**
+ * With a limit of 32 the inputs above (up to ~3 KB) cross it all the time, in every state of the parser: inside a
+ * field, a comment, a line ending in CR, a multi-byte character. Only the stream's own typed errors may come out.
+ */
+describe('fuzz: the same pipeline with a small event-size limit (maxEventSize 32)', () => {
+  const SMALL = 32;
+  const codes: string[] = [];
+  const expectStreamError = (settled: Settled): void => {
+    expect(settled.kind).not.toBe('pending');
+    if (settled.kind !== 'error') return;
+    const { error } = settled;
+    if (!isStreamProtocolError(error) && !isUpstreamStreamError(error)) throw error; // shows the foreign error
+    codes.push(error.code);
+    expect([
+      'sse_event_too_large',
+      'sse_invalid_utf8',
+      'malformed_json',
+      'schema_violation',
+      'stream_incomplete',
+      'upstream_error',
+    ]).toContain(error.code);
+  };
+  const lineEnd = fc.constantFrom('\n', '\r', '\r\n', '\n\n', '\r\r');
+  const field = fc.constantFrom('data:', 'data: ', ': keep-alive', 'event: error', 'id: 1', 'retry: 5', 'x');
+  const value = fc.oneof(
+    fc.string({ maxLength: 60 }),
+    fc.constantFrom('{"choices":[]}', '{"error":{}}', '[DONE]', '你好🌏'.repeat(8), 'x'.repeat(31), 'x'.repeat(33)),
+  );
+  const line = fc.tuple(field, value, lineEnd).map(([f, v, end]) => `${f}${v}${end}`);
+
+  it('random bytes, split anywhere', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.array(fc.nat(), { maxLength: 12 }), (bytes, offsets) => {
+        expectStreamError(runPipeline(cut(bytes, offsets), SMALL));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('SSE lines around the limit (CR, CRLF, LF ends; comments; multi-byte text), split anywhere', () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 12 }), (lines, offsets) => {
+        expectStreamError(runPipeline(cut(Buffer.from(lines.join(''), 'utf8'), offsets), SMALL));
+      }),
+      { numRuns: RUNS * 2 },
+    );
+  });
+
+  it.each(FIXTURE_NAMES.map((name) => [name]))('mutated %s', (name) => {
+    const original = readFixture(name);
+    fc.assert(
+      fc.property(fc.array(mutation, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 12 }), (mutations, offsets) => {
+        expectStreamError(runPipeline(cut(mutate(original, mutations), offsets), SMALL));
+      }),
+      { numRuns: Math.max(20, Math.round(RUNS / 4)) },
+    );
+  });
+
+  it('reached the limit (the runs above test the size rule, not only the healthy path)', () => {
+    expect(codes).toContain('sse_event_too_large');
+  });
 });
 
 describe('fuzz: toSse → parseSse round trip', () => {
