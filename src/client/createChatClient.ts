@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { defer, map, type Observable } from 'rxjs';
+import { defer, finalize, map, type Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../errors.js';
 import { resolveProvider } from '../internal/resolveProvider.js';
@@ -77,8 +77,11 @@ export interface ChatClient {
   stream(request: ChatClientRequest, options?: ChatCallOptions): Flux<LlmClientOutputChunk>;
   /** The contract's chunks as `ServerSentEvent`s (`/chat/sse`), for `toSse()`. */
   sse(request: ChatClientRequest, options?: ChatCallOptions): Flux<ServerSentEvent<LlmClientOutputChunk>>;
-  /** Closes the client's own connection pool, aborting requests in flight. Later calls error with a `ConfigError`. */
-  close(): Promise<void>;
+  /**
+   * Closes the client's own connection pool (a `dispatcher` you passed in stays open). Requests in flight get
+   * `graceMs` (default 0) to finish, then are aborted. Later calls error with a `ConfigError` at once.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -122,11 +125,14 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         : (config.retry ?? {});
   retryOnTransient(retryConfig); // a wrong policy is a ConfigError now, not at the first request
   let closed = false;
+  let inFlight = 0; // upstream requests running now (a graceful close waits for them)
+  let drained: (() => void) | undefined;
 
   const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}): Observable<ChatCompletionChunk> =>
     defer(() => {
       if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
       const body = toCompletionRequest(request, model);
+      inFlight++;
       return requestCompletion(body, {
         baseUrl,
         dispatcher,
@@ -145,6 +151,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
           ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
           ...(options.demand === undefined ? {} : { demand: options.demand }),
         }),
+        finalize(() => {
+          if (--inFlight === 0) drained?.();
+        }),
       );
     });
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
@@ -159,9 +168,20 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     json: (request, options) => retried(chunksOf(request, options).pipe(toOutput()), options?.signal),
     stream: (request, options) => retried(chunksOf(request, options).pipe(toOutputChunks()), options?.signal),
     sse: (request, options) => client.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
-    close: async () => {
+    close: async (graceMs = 0) => {
       closed = true;
-      if (owned) await dispatcher.destroy();
+      if (!owned) return;
+      if (graceMs > 0 && inFlight > 0) {
+        // Not undici's graceful close(): a destroy() after it leaves the requests still running hanging.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      await dispatcher.destroy();
     },
   };
   const view = { provider, baseUrl, model, apiKey: apiKey === undefined ? undefined : '[redacted]' };

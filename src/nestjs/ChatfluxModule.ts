@@ -9,7 +9,7 @@ import {
   type Type,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { ChatClient } from '../client/createChatClient.js';
+import { createChatClient, type ChatClient } from '../client/createChatClient.js';
 import { answerBodyParserErrors } from './answerBodyParserErrors.js';
 import { CHATFLUX_CLIENT } from './CHATFLUX_CLIENT.js';
 import { CHATFLUX_MODULE_CONFIG } from './CHATFLUX_MODULE_CONFIG.js';
@@ -17,21 +17,20 @@ import type { ChatfluxModuleAsyncConfig } from './ChatfluxModuleAsyncConfig.js';
 import type { ChatfluxModuleConfig, ChatfluxRoutesConfig } from './ChatfluxModuleConfig.js';
 import { ChatfluxShutdown } from './ChatfluxShutdown.js';
 import { createChatController } from './createChatController.js';
-import { createOwnedClient, type OwnedClient } from './createOwnedClient.js';
 
 const isClient = (value: ChatfluxModuleConfig['client']): value is ChatClient => typeof (value as Partial<ChatClient>).sse === 'function';
 
 /** Clients this module created (and so closes), as opposed to clients a user passed in. */
-const owned = new WeakMap<ChatClient, OwnedClient>();
+const owned = new WeakSet<ChatClient>();
 
 const providers: Provider[] = [
   {
     provide: CHATFLUX_CLIENT,
     useFactory: (config: ChatfluxModuleConfig): ChatClient => {
       if (isClient(config.client)) return config.client;
-      const created = createOwnedClient(config.client);
-      owned.set(created.client, created);
-      return created.client;
+      const created = createChatClient(config.client);
+      owned.add(created);
+      return created;
     },
     inject: [CHATFLUX_MODULE_CONFIG],
   },
@@ -125,6 +124,6 @@ export class ChatfluxModule implements OnModuleInit, BeforeApplicationShutdown, 
 
   /** Closes the client, if the module created it, once the HTTP server has closed. */
   async onApplicationShutdown(): Promise<void> {
-    await owned.get(this.client)?.close(1000);
+    if (owned.has(this.client)) await this.client.close(1000); // its pool closes gracefully: 1 s for what is left
   }
 }

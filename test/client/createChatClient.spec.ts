@@ -419,6 +419,33 @@ describe('createChatClient', () => {
       await c.close();
       expect(isConfigError(await failure(c.json({ messages: MESSAGES })))).toBe(true);
     });
+
+    it('close(graceMs) lets a request in flight finish within the grace, and aborts one that outlasts it', async () => {
+      await serve((_req, res, n) => {
+        sse(res);
+        res.write(ANSWER[0]);
+        const rest = ANSWER.slice(1).join('');
+        if (n === 1) setTimeout(() => res.end(rest), 150); // done within the grace
+        // the second never ends by itself
+      });
+      const quick = make();
+      const answer = lastValueFrom(quick.json({ messages: MESSAGES }));
+      await delay(50);
+      await quick.close(1_000);
+      expect((await answer).message.content).toBe('你好');
+
+      const slow = make();
+      const cut = failure(slow.stream({ messages: MESSAGES }));
+      await delay(50);
+      const started = Date.now();
+      await slow.close(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      const error = await cut; // cut by our own close: not retried, and it says why
+      expect(isConfigError(error)).toBe(true);
+      expect((error as Error).message).toMatch(/connection pool .* was closed or destroyed/);
+      await socketClosedAt;
+    });
   });
 
   describe('configuration', () => {
