@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { EmulatorDialect } from './EmulatorDialect.js';
 
 /** An error response as a provider sends it: status, headers and JSON body. */
@@ -22,6 +23,7 @@ export interface DialectErrorConfig {
   retryAfterMs?: number;
 }
 
+/** DeepSeek's documented statuses (PROVIDERS.md "Errors"): message, type, code. The openai dialect shares them. */
 const DEEPSEEK: Record<number, [string, string, string]> = {
   400: ['Invalid request: the request body is not in a valid format', 'invalid_request_error', 'invalid_request_error'],
   401: ['Authentication Fails, Your api key is invalid', 'authentication_error', 'invalid_request_error'],
@@ -32,6 +34,7 @@ const DEEPSEEK: Record<number, [string, string, string]> = {
   503: ['Service is too busy, please try again later', 'service_unavailable_error', 'server_overloaded'],
 };
 
+/** Moonshot's documented statuses (PROVIDERS.md "Errors"): message, type. It documents no 402 and no 503. */
 const MOONSHOT: Record<number, [string, string]> = {
   400: ['Invalid request: the request body is not in a valid format', 'invalid_request_error'],
   401: ['Invalid Authentication', 'invalid_authentication_error'],
@@ -39,7 +42,22 @@ const MOONSHOT: Record<number, [string, string]> = {
   404: ['Not found the model or Permission denied', 'resource_not_found_error'],
   429: ['Your account request reached organization max RPM: 3', 'rate_limit_reached_error'],
   500: ['Internal server error', 'server_error'],
-  503: ['The engine is currently overloaded, please try again later', 'engine_overloaded_error'],
+};
+
+/** Moonshot's message for a type asked for without a message (`error-type=…`, the `overloaded` scenario). */
+const MOONSHOT_TYPE_MESSAGES: Record<string, string> = {
+  engine_overloaded_error: 'The engine is currently overloaded, please try again later',
+  exceeded_current_quota_error: 'Your account is suspended, please check your plan and billing details',
+  content_filter: 'The request was rejected because it was considered high risk',
+};
+
+const LATER = ', please try again later';
+
+/** A neutral error for a status no provider note documents: the status text, and a type derived from it. */
+const neutral = (status: number): [string, string] => {
+  const text = STATUS_CODES[status] ?? `HTTP ${status}`;
+  const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return [text, `${words.join('_')}_error`];
 };
 
 /**
@@ -47,7 +65,12 @@ const MOONSHOT: Record<number, [string, string]> = {
  *
  * 1. DeepSeek and openai: `{"error":{"message","type","param":null,"code"}}`; Moonshot: `{"error":{"message","type"}}`
  *    with Moonshot's types (`invalid_authentication_error`, `rate_limit_reached_error`, `engine_overloaded_error`, …).
- * 2. Neither DeepSeek nor Moonshot sends `Retry-After`; Moonshot writes "please try again after N seconds" into the
+ * 2. Only the statuses PROVIDERS.md documents get the provider's own text and type — DeepSeek (and openai) 400, 401,
+ *    402, 422, 429, 500, 503; Moonshot 400, 401, 403, 404, 429, 500. Any other status gets a neutral body: the status
+ *    text as message and a type derived from it (`Service Unavailable`, `service_unavailable_error`; DeepSeek shape:
+ *    `"code":null`), never another status's body. Moonshot's overload is a 429 with `engine_overloaded_error`
+ *    (ask for it with `type`): it has no documented 503.
+ * 3. Neither DeepSeek nor Moonshot sends `Retry-After`; Moonshot writes "please try again after N seconds" into the
  *    message. The openai dialect sends `retry-after` / `retry-after-ms` when asked.
  *
  * ## Example
@@ -68,12 +91,16 @@ export function dialectError(
 ): DialectErrorResponse {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (dialect === 'moonshot') {
-    const [message, type] = MOONSHOT[status] ?? (status >= 500 ? MOONSHOT[500]! : MOONSHOT[400]!);
-    const text = config.message ?? message;
-    const wait = config.retryAfter !== undefined ? `, please try again after ${config.retryAfter} seconds` : '';
-    return { status, headers, body: JSON.stringify({ error: { message: text + wait, type: config.type ?? type } }) };
+    const [message, type] = MOONSHOT[status] ?? neutral(status);
+    const typed = config.type === undefined ? undefined : MOONSHOT_TYPE_MESSAGES[config.type];
+    const text = config.message ?? typed ?? message;
+    const body =
+      config.retryAfter === undefined
+        ? text
+        : `${text.endsWith(LATER) ? text.slice(0, -LATER.length) : text}, please try again after ${config.retryAfter} seconds`;
+    return { status, headers, body: JSON.stringify({ error: { message: body, type: config.type ?? type } }) };
   }
-  const [message, type, code] = DEEPSEEK[status] ?? (status >= 500 ? DEEPSEEK[500]! : DEEPSEEK[400]!);
+  const [message, type, code] = DEEPSEEK[status] ?? [...neutral(status), null];
   if (dialect === 'openai') {
     if (config.retryAfter !== undefined) headers['retry-after'] = String(config.retryAfter);
     if (config.retryAfterMs !== undefined) headers['retry-after-ms'] = String(config.retryAfterMs);

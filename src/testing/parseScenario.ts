@@ -7,6 +7,8 @@ import { ConfigError } from '../errors.js';
 export interface EmulatorScenario {
   /** Answer with this HTTP status and the dialect's error body, before any stream byte. */
   status?: number;
+  /** Answer with the dialect's "overloaded" error: DeepSeek and openai 503, Moonshot 429 `engine_overloaded_error`. */
+  overloaded?: boolean;
   /** Wait hint in seconds: `Retry-After` (openai dialect) or the message text "please try again after N seconds" (moonshot). */
   retryAfter?: number;
   /** Wait hint in ms: `retry-after-ms` header (openai dialect only). */
@@ -22,7 +24,11 @@ export interface EmulatorScenario {
     /** The status they fail with. */
     status: number;
   };
-  /** Queue phase: after the headers, wait this long before the first `data:` (DeepSeek writes `: keep-alive` meanwhile). */
+  /**
+   * Queue phase: after the headers, wait this long before the first `data:`. DeepSeek writes exactly
+   * `ceil(queueMs / keepAliveMs)` `: keep-alive` comments meanwhile, each after a sleep of `keepAliveMs` (the last after
+   * the remainder), whatever the timing.
+   */
   queueMs?: number;
   /** Interval of the keep-alive comments during the queue phase (default 100 ms). */
   keepAliveMs?: number;
@@ -30,25 +36,25 @@ export interface EmulatorScenario {
   headersDelayMs?: number;
   /** Milliseconds between two `data:` events. */
   paceMs?: number;
-  /** After this many `data:` events, stop writing and keep the socket open. */
+  /** After this many `data:` events (or at the end, before `[DONE]`, if the answer is shorter), stop writing and keep the socket open. */
   stallAfter?: number;
-  /** After this many `data:` events, end the response cleanly without `[DONE]`. */
+  /** After this many `data:` events (or at the end if the answer is shorter), end the response cleanly without `[DONE]`. */
   eofAfter?: number;
-  /** After this many `data:` events, reset the TCP connection. */
+  /** After this many `data:` events (or at the end if the answer is shorter), reset the TCP connection. */
   resetAfter?: number;
   /** Reset the TCP connection before sending any byte. */
   resetBeforeHeaders?: boolean;
-  /** Write a line of truncated JSON after this many `data:` events (then go on). */
+  /** Write a line of truncated JSON after this many `data:` events, or at the end if the answer is shorter (then go on). */
   malformedJsonAt?: number;
-  /** Write an `event: error` frame after this many `data:` events, then end without `[DONE]`. */
+  /** Write an `event: error` frame after this many `data:` events (or at the end if the answer is shorter), then end without `[DONE]`. */
   errorEventAt?: number;
-  /** Write `data: {"error":…}` after this many `data:` events, then end without `[DONE]`. */
+  /** Write `data: {"error":…}` after this many `data:` events (or at the end if the answer is shorter), then end without `[DONE]`. */
   errorPayloadAt?: number;
-  /** Write a bare non-SSE line after this many `data:` events (then go on). */
+  /** Write a bare non-SSE line after this many `data:` events, or at the end if the answer is shorter (then go on). */
   bareLineAt?: number;
   /** Write one extra content event whose data is about this many bytes long, after the first event. */
   hugeEvent?: number;
-  /** Write a content event holding invalid UTF-8 bytes after this many `data:` events (then go on). */
+  /** Write a content event holding invalid UTF-8 bytes after this many `data:` events, or at the end if the answer is shorter (then go on). */
   invalidUtf8At?: number;
   /** Write `data:` without the space. */
   noSpace?: boolean;
@@ -90,6 +96,7 @@ const text = (value: string | undefined, key: string): string => {
 
 const SETTERS: Record<string, Setter> = {
   status: (s, v, k) => (s.status = count(v, k)),
+  overloaded: (s, v, k) => (s.overloaded = flag(v, k)),
   'retry-after': (s, v, k) => (s.retryAfter = count(v, k)),
   'retry-after-ms': (s, v, k) => (s.retryAfterMs = count(v, k)),
   'error-type': (s, v, k) => (s.errorType = text(v, k)),
@@ -140,20 +147,23 @@ const SETTERS: Record<string, Setter> = {
  * scenario := item (';' item)*        whitespace around items is ignored, empty items too
  * item     := key | key '=' value
  * ```
- * "after k events" counts the `data:` events already written (comments excluded), so `…-at=0` comes first.
+ * "after k events" counts the `data:` events already written (comments excluded), so `…-at=0` comes first. A fault
+ * placed after more events than the answer has fires at the end of the answer, after its last event and before
+ * `[DONE]` (so `eof-after=1000` on a short answer is a clean EOF after the finishing chunk, never a healthy stream).
  *
  * | item | effect |
  * |---|---|
- * | `status=429` | that status with the dialect's error body, before any stream byte |
+ * | `status=429` | that status with the dialect's error body, before any stream byte (the provider's own body where PROVIDERS.md documents the status, else a neutral one: the status text and a type derived from it, e.g. `service_unavailable_error`) |
+ * | `overloaded` | the dialect's overload error: DeepSeek and openai 503; Moonshot 429 with `engine_overloaded_error` |
  * | `retry-after=2` / `retry-after-ms=1500` | `Retry-After` / `retry-after-ms` headers (openai dialect); Moonshot writes "please try again after 2 seconds" in the message; DeepSeek ignores it |
  * | `error-type=engine_overloaded_error` / `error-message=…` | override the error body's fields |
  * | `fail-first=2:503` | the first 2 attempts fail with 503 (default status 503), the next succeed. Attempts are counted per emulator instance, per (scenario text, request body) pair; `emulator.resetAttempts()` restarts the count |
- * | `queue=500` / `keep-alive=100` | after the headers, wait 500 ms before the first event; DeepSeek writes `: keep-alive` every 100 ms meanwhile (Moonshot stays silent) |
+ * | `queue=500` / `keep-alive=100` | after the headers, wait 500 ms before the first event; DeepSeek writes exactly ceil(500 / 100) = 5 `: keep-alive` comments meanwhile, one after each 100 ms sleep, whatever the timing (Moonshot stays silent) |
  * | `headers-delay=2000` | send nothing at all for 2 s |
  * | `pace=5` | 5 ms between events |
- * | `stall-after=3` | after 3 events, go silent with the socket open |
- * | `eof-after=3` | after 3 events, end the response cleanly without `[DONE]` |
- * | `reset-after=3` / `reset-before-headers` | TCP reset after 3 events / before any byte |
+ * | `stall-after=3` | after 3 events (or at the end if the answer is shorter), go silent with the socket open |
+ * | `eof-after=3` | after 3 events (or at the end if the answer is shorter), end the response cleanly without `[DONE]` |
+ * | `reset-after=3` / `reset-before-headers` | TCP reset after 3 events (or at the end if the answer is shorter) / before any byte |
  * | `malformed-json-at=2` | a line of truncated JSON after 2 events, then the stream goes on |
  * | `error-event-at=2` | `event: error` + `data: {"error":…}` after 2 events, then EOF without `[DONE]` |
  * | `error-payload-at=2` | `data: {"error":…}` after 2 events, then EOF without `[DONE]` |

@@ -218,6 +218,11 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       attempts.set(key, attempt);
       if (attempt <= scenario.failFirst.count) return fail(scenario.failFirst.status, undefined, scenario);
     }
+    if (scenario.overloaded) {
+      // DeepSeek documents its overload as 503; Moonshot's is a 429 with engine_overloaded_error (no 503 documented).
+      if (dialect !== 'moonshot') return fail(503, undefined, scenario);
+      return fail(429, undefined, { ...scenario, errorType: scenario.errorType ?? 'engine_overloaded_error' });
+    }
     if (scenario.status !== undefined && scenario.status >= 300) return fail(scenario.status, undefined, scenario);
     if (scenario.htmlStatus !== undefined) {
       return send(

@@ -47,11 +47,14 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 /**
  * Writes an SSE answer with the scenario's faults, honouring backpressure and cancellation.
  *
- * 1. Headers first (`text/event-stream`), then the queue phase (`: keep-alive` comments for DeepSeek), then one
- *    `data:` event per frame, paced, then `data: [DONE]`.
- * 2. `res.write()` returning `false` suspends the generation until `'drain'`: a slow reader pauses the emulator,
+ * 1. Headers first (`text/event-stream`), then the queue phase (DeepSeek: exactly `ceil(queueMs / keepAliveMs)`
+ *    `: keep-alive` comments, each after a sleep of `keepAliveMs`, the last after the remainder — counted, not read off
+ *    the clock, so the bytes never depend on timing), then one `data:` event per frame, paced, then `data: [DONE]`.
+ * 2. A fault placed "after k events" fires after k events, or at the end of the answer (after its last event, before
+ *    `[DONE]`) when the answer has fewer: it is never silently skipped.
+ * 3. `res.write()` returning `false` suspends the generation until `'drain'`: a slow reader pauses the emulator,
  *    and frames are produced one at a time, so memory stays bounded.
- * 3. When `signal` aborts (the client closed), every timer is cleared and nothing more is written.
+ * 4. When `signal` aborts (the client closed), every timer is cleared and nothing more is written.
  *
  * @param ctx - Response, frames, scenario and progress record.
  * @returns Resolves when the answer is written, cut by a fault, or abandoned by the client.
@@ -116,32 +119,40 @@ export async function streamAnswer(ctx: StreamAnswerContext): Promise<void> {
   res.flushHeaders();
   res.socket?.setNoDelay(true);
 
+  // The queue phase is counted in sleeps, not read off the clock, so that the bytes do not depend on timing: exactly
+  // ceil(queueMs / keepAliveMs) comments, each after a sleep of keepAliveMs (the last one of the remainder). An event
+  // loop blocked meanwhile makes the phase longer, never the stream different.
   if (scenario.queueMs !== undefined && scenario.queueMs > 0) {
-    const until = Date.now() + scenario.queueMs;
-    while (!signal.aborted && Date.now() < until) {
-      await sleep(Math.min(scenario.keepAliveMs ?? 100, until - Date.now()), signal);
+    const every = Math.max(1, scenario.keepAliveMs ?? 100);
+    for (let left = scenario.queueMs; left > 0 && !signal.aborted; left -= every) {
+      await sleep(Math.min(every, left), signal);
       if (ctx.dialect === 'deepseek' && !signal.aborted) await write(`: keep-alive${eol}${eol}`);
     }
   }
 
-  /** Applies the faults placed "after k events"; true when the stream must stop here. */
-  const faultsAt = async (k: number): Promise<boolean> => {
-    if (scenario.stallAfter === k) {
+  /**
+   * Applies the faults placed "after k events"; true when the stream must stop here. At the end of the answer
+   * (`atEnd`, before `[DONE]`) it also applies those placed after more events than the answer has.
+   */
+  const faultsAt = async (k: number, atEnd = false): Promise<boolean> => {
+    const at = (position: number | undefined): boolean =>
+      position !== undefined && (position === k || (atEnd && position > k));
+    if (at(scenario.stallAfter)) {
       await new Promise<void>((resolve) =>
         signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve()),
       );
       return true;
     }
-    if (scenario.resetAfter === k) {
+    if (at(scenario.resetAfter)) {
       progress.closedByFault = true;
       res.socket?.resetAndDestroy();
       return true;
     }
-    if (scenario.eofAfter === k) return end();
-    if (scenario.malformedJsonAt === k)
+    if (at(scenario.eofAfter)) return end();
+    if (at(scenario.malformedJsonAt))
       await write(`${data}${ctx.chunkHead}"choices":[{"index":0,"delta":{"content":"cut${eol}${eol}`);
-    if (scenario.bareLineAt === k) await write(`this is not an SSE line${eol}`);
-    if (scenario.invalidUtf8At === k) {
+    if (at(scenario.bareLineAt)) await write(`this is not an SSE line${eol}`);
+    if (at(scenario.invalidUtf8At)) {
       await write(
         Buffer.concat([
           Buffer.from(`${data}${ctx.chunkHead}"choices":[{"index":0,"delta":{"content":"`),
@@ -150,18 +161,18 @@ export async function streamAnswer(ctx: StreamAnswerContext): Promise<void> {
         ]),
       );
     }
-    if (scenario.hugeEvent !== undefined && k === 1) {
+    if (scenario.hugeEvent !== undefined && at(1)) {
       await write(`${data}${ctx.chunkHead}"choices":[{"index":0,"delta":{"content":"`);
       const slice = 'x'.repeat(65536);
       for (let left = scenario.hugeEvent; left > 0 && !signal.aborted; left -= slice.length)
         await write(slice.slice(0, left));
       await write(`"},"finish_reason":null}]}${eol}${eol}`);
     }
-    if (scenario.errorEventAt === k) {
+    if (at(scenario.errorEventAt)) {
       await write(`event: error${eol}${data}${errorJson()}${eol}${eol}`);
       return end();
     }
-    if (scenario.errorPayloadAt === k) {
+    if (at(scenario.errorPayloadAt)) {
       await write(`${data}${errorJson()}${eol}${eol}`);
       return end();
     }
@@ -179,7 +190,7 @@ export async function streamAnswer(ctx: StreamAnswerContext): Promise<void> {
     progress.framesWritten++;
     await write(`${data}${frame}${eol}${eol}`);
   }
-  if (signal.aborted || (await faultsAt(progress.framesWritten))) return;
+  if (signal.aborted || (await faultsAt(progress.framesWritten, true))) return;
   await write(`${data}[DONE]${eol}${eol}`);
   end();
 }

@@ -17,6 +17,7 @@ import {
 } from '../helpers/wireAssertions';
 import { FAULT_MATRIX, MATRIX_RETRIES, MATRIX_TIMEOUTS, type Expectation, type FaultCase } from './faultMatrix';
 import { formatFailureTable, readFailureTable } from './formatFailureTable';
+import { DEFAULT_RETRY_POLICY } from '../../src/internal/retryPolicy';
 import { AUTH, SECRETS, startFaultGateway, type FaultGateway } from './startFaultGateway';
 
 const ENDPOINTS: Endpoint[] = ['/chat/json', '/chat/stream', '/chat/sse'];
@@ -142,6 +143,14 @@ describe('fault matrix through the gateway', () => {
     const attempts = gw.emulator.requests.slice(before);
     expect(attempts.length).toBeGreaterThanOrEqual(ENDPOINTS.length + 1);
     expect(attempts.length).toBeLessThanOrEqual((ENDPOINTS.length + 1) * (MATRIX_RETRIES + 1));
+    if (c.attempts !== undefined) {
+      const model = `deepseek-chat#${c.scenario}`;
+      const faultyAttempts = attempts.filter((r) => (r.body as { model?: unknown } | undefined)?.model === model);
+      expect({ fault: c.fault, attempts: faultyAttempts.length }).toEqual({
+        fault: c.fault,
+        attempts: c.attempts * ENDPOINTS.length,
+      });
+    }
     let timer: NodeJS.Timeout | undefined;
     const settled = await Promise.race([
       Promise.all(attempts.map((r) => r.closed)).then(() => true),
@@ -179,6 +188,22 @@ describe('the README "Failure behaviour" table', () => {
   it('is the table generated from the fault matrix (run `npm run failure-table -- --write`)', () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
     expect(readFailureTable(readme)).toBe(formatFailureTable());
+  });
+
+  it('says which timeouts are retried exactly as the retry policy does (a headers timeout is not)', () => {
+    const table = formatFailureTable();
+    const prose = table.slice(0, table.indexOf('| upstream fault')).replace(/\s+/g, ' ');
+    const retried = /Retried while nothing was sent:(.*?)Not retried:/.exec(prose)?.[1] ?? '';
+    const notRetried = prose.slice(prose.indexOf('Not retried:'));
+    for (const phase of ['connect', 'headers', 'first_chunk', 'idle', 'total'] as const) {
+      const inPolicy = DEFAULT_RETRY_POLICY.timeoutPhases.includes(phase);
+      expect({ phase, retried: retried.includes(`\`${phase}\``) }).toEqual({ phase, retried: inPolicy });
+      expect({ phase, notRetried: notRetried.includes(`\`${phase}\``) }).toEqual({ phase, notRetried: !inPolicy });
+    }
+    expect(DEFAULT_RETRY_POLICY.timeoutPhases).not.toContain('headers');
+    // Rows that show it: a timeout before the headers, and one before the first chunk, are not retried.
+    const noRetry = FAULT_MATRIX.filter((c) => /^(headers-delay|stall-after=0|queue=)/.test(c.scenario));
+    expect(noRetry.map((c) => c.attempts)).toEqual([1, 1, 1]);
   });
 
   it('covers every endpoint of every row, and every expectation kind', () => {

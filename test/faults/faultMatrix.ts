@@ -31,6 +31,11 @@ export interface FaultCase {
   expect: Record<Endpoint, Expectation>;
   /** The complete answer carries an extra ~10 MB piece (the answer is otherwise the healthy one). */
   hugePiece?: boolean;
+  /**
+   * Upstream attempts of each faulty request (checked by the spec, on every endpoint): 1 + `MATRIX_RETRIES` when the
+   * fault is retried, 1 when it is not — the README's retry sentence, observed.
+   */
+  attempts?: number;
 }
 
 const all = (e: Expectation): Record<Endpoint, Expectation> => ({ '/chat/json': e, '/chat/stream': e, '/chat/sse': e });
@@ -62,6 +67,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
     dialect: 'openai',
     scenario: 'status=429;retry-after=120',
     expect: all({ kind: 'error', status: 429, code: 'rate_limit_exceeded', retryAfter: '120' }),
+    attempts: 1,
   },
   {
     fault: '429 once, then healthy (retried)',
@@ -74,12 +80,14 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
     dialect: 'deepseek',
     scenario: 'status=500',
     expect: all({ kind: 'error', status: 502, code: 'internal_error' }),
+    attempts: 1 + MATRIX_RETRIES,
   },
   {
     fault: '502, every attempt',
     dialect: 'deepseek',
     scenario: 'status=502',
-    expect: all({ kind: 'error', status: 502, code: 'internal_error' }),
+    // DeepSeek documents no 502: the emulator's neutral body (type `bad_gateway_error`, no code).
+    expect: all({ kind: 'error', status: 502, code: 'bad_gateway_error' }),
   },
   {
     fault: '503 (overloaded), every attempt',
@@ -98,6 +106,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
     dialect: 'deepseek',
     scenario: 'status=401',
     expect: all({ kind: 'error', status: 502, code: 'upstream_auth_failed' }),
+    attempts: 1,
   },
   {
     fault: '402 (insufficient balance)',
@@ -116,6 +125,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
     dialect: 'deepseek',
     scenario: 'reset-before-headers',
     expect: all({ kind: 'error', status: 502, code: 'network' }),
+    attempts: 1 + MATRIX_RETRIES,
   },
   {
     fault: 'connection reset after 3 events',
@@ -134,12 +144,14 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
     dialect: 'deepseek',
     scenario: `headers-delay=${MATRIX_TIMEOUTS.firstChunkMs * 3}`,
     expect: all({ kind: 'error', status: 504, code: 'timeout' }),
+    attempts: 1,
   },
   {
     fault: 'stall before the first event (headers sent)',
     dialect: 'deepseek',
     scenario: 'stall-after=0',
     expect: all({ kind: 'error', status: 504, code: 'timeout' }),
+    attempts: 1,
   },
   {
     fault: 'stall mid-stream (after 3 events)',
@@ -152,6 +164,7 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
     dialect: 'deepseek',
     scenario: `queue=${MATRIX_TIMEOUTS.firstChunkMs * 3};keep-alive=100`,
     expect: all({ kind: 'error', status: 504, code: 'timeout' }),
+    attempts: 1,
   },
   {
     fault: '`: keep-alive` queue shorter than the first-chunk timeout',

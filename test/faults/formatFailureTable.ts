@@ -1,8 +1,49 @@
+import type { TimeoutPhase } from '../../src/errors';
+import { DEFAULT_RETRY_POLICY } from '../../src/internal/retryPolicy';
 import { FAULT_MATRIX, MATRIX_RETRIES, MATRIX_TIMEOUTS, type Expectation, type FaultCase } from './faultMatrix';
 
 /** The README markers around the generated table. */
 export const TABLE_START = '<!-- failure-behaviour:start -->';
 export const TABLE_END = '<!-- failure-behaviour:end -->';
+
+/** Every timeout phase (a compile error here when one is added). */
+const PHASES = Object.keys({
+  connect: true,
+  headers: true,
+  first_chunk: true,
+  idle: true,
+  total: true,
+} satisfies Record<TimeoutPhase, true>) as TimeoutPhase[];
+
+const list = (items: readonly (string | number)[], quote = false): string => {
+  const words = items.map((item) => (quote ? `\`${item}\`` : String(item)));
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+};
+
+/**
+ * What the gateway retries, said from the retry policy itself (`DEFAULT_RETRY_POLICY`, which the gateway uses with
+ * `CHATFLUX_MAX_RETRIES` as its count), so the README cannot drift from it.
+ */
+export function formatRetryRule(policy = DEFAULT_RETRY_POLICY): string[] {
+  const retried = PHASES.filter((phase) => policy.timeoutPhases.includes(phase));
+  const notRetried = PHASES.filter((phase) => !policy.timeoutPhases.includes(phase));
+  const plural = (phases: TimeoutPhase[]): string => `phase${phases.length === 1 ? '' : 's'}`;
+  const text = [
+    `Retried while nothing was sent: statuses ${list(policy.statuses)}, the provider error types`,
+    `(${list(policy.upstreamTypes, true)}), connection failures, and timeouts of the`,
+    `${list(retried, true)} ${plural(retried)}; a server's wait hint is obeyed up to ${policy.maxRetryAfterMs / 1000} s`,
+    `(a longer one is surfaced). Not retried: statuses ${list(policy.neverStatuses)}, quota errors, and timeouts of the`,
+    `${list(notRetried, true)} ${plural(notRetried)} (the request was sent: the provider may already have queued it,`,
+    'and a retry would queue it again).',
+  ].join(' ');
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1;
+    if (last >= 0 && `${lines[last]} ${word}`.length <= 118) lines[last] = `${lines[last]} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
 
 const cell = (e: Expectation): string => {
   if (e.kind === 'complete') return '200, complete answer';
@@ -28,7 +69,7 @@ export function formatFailureTable(matrix: readonly FaultCase[] = FAULT_MATRIX):
     "An error before the first chunk is a real HTTP status with the endpoint's error body; after the first chunk the stream",
     'is already committed with 200 and ends with the in-band error frame (NDJSON `{"error":…,"done":true}`; SSE',
     '`event: error` then `data: [DONE]`) — never a truncated answer presented as complete, never repeated text.',
-    'Transient failures (429, 5xx, resets, timeouts before the headers) are retried while nothing was sent.',
+    ...formatRetryRule(),
     '',
     '| upstream fault | emulator scenario | `/chat/json` | `/chat/stream` (NDJSON) | `/chat/sse` |',
     '|---|---|---|---|---|',

@@ -49,13 +49,70 @@ describe('startEmulator faults', () => {
         'permission_denied_error',
         'resource_not_found_error',
         'server_error',
-        'engine_overloaded_error',
+        'service_unavailable_error', // PROVIDERS.md documents no Moonshot 503 (its overload is a 429): neutral
       ]);
       const overloaded = await post(
         'status=429;error-type=engine_overloaded_error;error-message=The engine is currently overloaded',
       );
       expect(JSON.parse(overloaded.body.toString())).toEqual({
         error: { message: 'The engine is currently overloaded', type: 'engine_overloaded_error' },
+      });
+    });
+
+    it('moonshot "overloaded" is a 429 with engine_overloaded_error; deepseek and openai answer 503', async () => {
+      await start({ dialect: 'moonshot' });
+      const res = await post('overloaded');
+      expect(res.status).toBe(429);
+      expect(JSON.parse(res.body.toString())).toEqual({
+        error: {
+          message: 'The engine is currently overloaded, please try again later',
+          type: 'engine_overloaded_error',
+        },
+      });
+      expect(JSON.parse((await post('overloaded;retry-after=1')).body.toString()).error.message).toBe(
+        'The engine is currently overloaded, please try again after 1 seconds',
+      );
+      for (const dialect of ['deepseek', 'openai'] as const) {
+        await emulator!.close();
+        await start({ dialect });
+        const busy = await post('overloaded');
+        expect(busy.status).toBe(503);
+        expect(JSON.parse(busy.body.toString())).toEqual({
+          error: {
+            message: 'Service is too busy, please try again later',
+            type: 'service_unavailable_error',
+            param: null,
+            code: 'server_overloaded',
+          },
+        });
+      }
+    });
+
+    it('a status PROVIDERS.md does not document gets a neutral body for that status, never another status’s', async () => {
+      await start({ dialect: 'moonshot' });
+      const moonshot = async (status: number): Promise<unknown> =>
+        JSON.parse((await post(`status=${status}`)).body.toString());
+      expect(await moonshot(402)).toEqual({ error: { message: 'Payment Required', type: 'payment_required_error' } });
+      expect(await moonshot(503)).toEqual({
+        error: { message: 'Service Unavailable', type: 'service_unavailable_error' },
+      });
+      expect(await moonshot(502)).toEqual({ error: { message: 'Bad Gateway', type: 'bad_gateway_error' } });
+      await emulator!.close();
+      await start({ dialect: 'deepseek' });
+      const deepseek = async (status: number): Promise<unknown> =>
+        JSON.parse((await post(`status=${status}`)).body.toString());
+      expect(await deepseek(403)).toEqual({
+        error: { message: 'Forbidden', type: 'forbidden_error', param: null, code: null },
+      });
+      expect(await deepseek(502)).toEqual({
+        error: { message: 'Bad Gateway', type: 'bad_gateway_error', param: null, code: null },
+      });
+      expect(await deepseek(599)).toEqual({
+        error: { message: 'HTTP 599', type: 'http_599_error', param: null, code: null },
+      });
+      // The documented ones keep the provider's text (DeepSeek 402: insufficient balance).
+      expect(await deepseek(402)).toEqual({
+        error: { message: 'Insufficient Balance', type: 'unknown_error', param: null, code: 'invalid_request_error' },
       });
     });
 
@@ -139,6 +196,23 @@ describe('startEmulator faults', () => {
       expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     });
 
+    it('queue=500;keep-alive=100 writes exactly 5 comments, the same bytes even when the event loop is blocked', async () => {
+      const scenario = 'queue=500;keep-alive=100';
+      const calm = await post(scenario);
+      const again = await post(scenario);
+      const pending = post(scenario);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      for (const started = Date.now(); Date.now() - started < 260;); // block the loop inside the queue phase
+      const blocked = await pending;
+      const text = calm.body.toString();
+      expect(text.slice(0, text.indexOf('data: '))).toBe(': keep-alive\n\n'.repeat(5));
+      expect(again.body.equals(calm.body)).toBe(true);
+      expect(blocked.body.toString()).toBe(text);
+      // ceil(queue / keep-alive): a remainder gets its own comment.
+      const odd = (await post('queue=250;keep-alive=100')).body.toString();
+      expect(odd.slice(0, odd.indexOf('data: '))).toBe(': keep-alive\n\n'.repeat(3));
+    });
+
     it('queue on moonshot stays silent (no comments)', async () => {
       await emulator!.close();
       await start({ dialect: 'moonshot' });
@@ -183,6 +257,55 @@ describe('startEmulator faults', () => {
       expect(res.error?.code).toBe('ECONNRESET');
       expect(res.body.toString()).not.toContain('[DONE]');
       expect(emulator!.requests[0]!.closedEarly).toBe(false);
+    });
+
+    describe('a fault placed after more events than the answer has fires at the end, before [DONE]', () => {
+      let events: string[];
+      beforeEach(async () => {
+        events = dataOf((await rawPost(emulator!.url, body)).body.toString()).slice(0, -1); // without [DONE]
+        expect(events.length).toBeLessThan(1000);
+      });
+
+      it('stall-after=1000 goes silent after the last event, the socket open', async () => {
+        const res = await post('stall-after=1000', { stopAfterMs: 400 });
+        expect(res.ended).toBe(false);
+        expect(dataOf(res.body.toString())).toEqual(events);
+        await emulator!.requests[1]!.closed;
+        expect(emulator!.requests[1]!.closedEarly).toBe(true);
+      });
+
+      it('eof-after=1000 ends cleanly after the last event, without [DONE]', async () => {
+        const res = await post('eof-after=1000');
+        expect(res.ended).toBe(true);
+        expect(dataOf(res.body.toString())).toEqual(events);
+      });
+
+      it('reset-after=1000 resets the connection after the last event', async () => {
+        const res = await post('reset-after=1000');
+        expect(res.error?.code).toBe('ECONNRESET');
+        expect(res.body.toString()).not.toContain('[DONE]');
+      });
+
+      it.each(['error-event-at=1000', 'error-payload-at=1000'])(
+        '%s ends with the error, without [DONE]',
+        async (item) => {
+          const text = (await post(item)).body.toString();
+          const data = dataOf(text);
+          expect(data.slice(0, -1)).toEqual(events);
+          expect(JSON.parse(data.at(-1)!)).toEqual({ error: expect.objectContaining({ message: expect.any(String) }) });
+          expect(text.includes('event: error\n')).toBe(item.startsWith('error-event'));
+        },
+      );
+
+      it.each([
+        ['malformed-json-at=1000', 'content":"cut\n\n'],
+        ['bare-line-at=1000', '\n\nthis is not an SSE line\n'],
+        ['invalid-utf8-at=1000', '\ufffd\ufffd"},"finish_reason":null}]}\n\n'],
+      ])('%s writes its line after the last event, then [DONE]', async (item, tail) => {
+        const text = (await post(item)).body.toString();
+        expect(text.endsWith(`${tail}data: [DONE]\n\n`)).toBe(true);
+        expect(dataOf(text).slice(0, events.length)).toEqual(events);
+      });
     });
 
     it('malformed-json-at=2 writes a line of cut JSON as the third event, then goes on', async () => {
