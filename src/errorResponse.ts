@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import { publicErrorResponseOf } from './internal/publicErrorResponse.js';
 import { redactSecrets } from './internal/redactSecrets.js';
+import { DEFAULT_RETRY_POLICY } from './internal/retryPolicy.js';
 import { truncate } from './internal/truncate.js';
 import type { ErrorBody } from './schemas/contract.js';
 
@@ -58,6 +59,7 @@ const respond = (
  * | RequestError `unauthorized`                   | 401    | `authentication_error`  | `unauthorized`                                      |
  * | RequestError `payload_too_large`              | 413    | `invalid_request_error` | `payload_too_large`                                 |
  * | RequestError `unsupported_media_type`         | 415    | `invalid_request_error` | `unsupported_media_type`                            |
+ * | UpstreamHttpError with a quota type or code   | 502    | `upstream_error`        | `exceeded_current_quota_error` / `insufficient_quota` |
  * | UpstreamHttpError 429                         | 429    | `rate_limit_error`      | upstream code, else type, else `upstream_http`      |
  * | UpstreamHttpError 401 / 403 (our key refused) | 502    | `upstream_error`        | `upstream_auth_failed`                              |
  * | UpstreamHttpError, any other status           | 502    | `upstream_error`        | upstream code, else type, else `upstream_http`      |
@@ -114,6 +116,13 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
   }
   if (isUpstreamHttpError(error)) {
     const code = error.upstreamCode ?? error.upstreamType ?? error.code;
+    const quota = [error.upstreamType, error.upstreamCode].some(
+      (name) => name !== undefined && DEFAULT_RETRY_POLICY.neverUpstreamTypes.includes(name),
+    );
+    if (quota) {
+      // The gateway's account is out of quota: no wait on the client's side refills it, so no 429 inviting a retry.
+      return respond(502, 'upstream_error', code, error.message, secrets);
+    }
     if (error.status === 429) {
       const out = respond(429, 'rate_limit_error', code, error.message, secrets);
       if (error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs) && error.retryAfterMs >= 0) {

@@ -66,6 +66,19 @@ describe('toErrorResponse', () => {
     });
   });
 
+  it('maps a used-up quota (even sent as a 429) to 502 without Retry-After: waiting does not refill it', () => {
+    for (const error of [
+      new UpstreamHttpError(429, 'quota exceeded', { upstreamType: 'exceeded_current_quota_error' }),
+      new UpstreamHttpError(429, 'You exceeded your current quota', { upstreamCode: 'insufficient_quota', retryAfterMs: 1000 }),
+    ]) {
+      const response = toErrorResponse(error);
+      expect(response.status).toBe(502);
+      expect(response.body.type).toBe('upstream_error');
+      expect(response.body.code).toMatch(/quota/);
+      expect(response.retryAfterSeconds).toBeUndefined();
+    }
+  });
+
   it('maps in-band and protocol failures to 502', () => {
     expect(toErrorResponse(new UpstreamStreamError('overloaded', { upstreamCode: 'engine_overloaded' }))).toEqual({
       status: 502,
