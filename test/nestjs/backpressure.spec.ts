@@ -1,21 +1,9 @@
-import { Body, Controller, Inject, Post } from '@nestjs/common';
 import { connect, type Socket } from 'node:net';
-import type { ChatClient } from '../../src/client/createChatClient.js';
-import { CHATFLUX_CLIENT, ChatfluxModule, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
-import { ChatRequest } from '../../src/schemas/index.js';
+import { ChatfluxModule } from '../../src/nestjs/index.js';
 import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/testing/startEmulator.js';
+import { MySseController } from './MySseController.js';
 import { startNestApp, type NestTestApp } from './startNestApp.js';
 
-@Controller('my')
-class MyChatController {
-  constructor(@Inject(CHATFLUX_CLIENT) private readonly client: ChatClient) {}
-
-  @Post('sse')
-  @ChatSse()
-  sse(@Body(new ZodValidationPipe(ChatRequest)) request: ChatRequest, @Demand() demand: DemandGate) {
-    return this.client.sse(request, { demand });
-  }
-}
 
 /**
  * Resolves once `read()` has not changed for `quietMs` AND over `quietPolls` polls (the emulator, the app and this
@@ -43,7 +31,7 @@ describe('a slow client pauses the upstream read (demand gate through the writer
   beforeAll(async () => {
     emulator = await startEmulator({ dialect: 'deepseek', seed: 5 });
     const client = { provider: 'openai-compatible' as const, baseUrl: emulator.url, apiKey: 'k', model: 'deepseek-chat', retry: false as const };
-    nest = await startNestApp({ imports: [ChatfluxModule.forRoot({ client, routes: true })], controllers: [MyChatController] });
+    nest = await startNestApp({ imports: [ChatfluxModule.forRoot({ client, routes: true })], controllers: [MySseController] });
   });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();

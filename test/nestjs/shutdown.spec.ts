@@ -1,22 +1,10 @@
-import { Body, Controller, Inject, Post } from '@nestjs/common';
-import type { ChatClient } from '../../src/client/createChatClient.js';
-import { CHATFLUX_CLIENT, ChatfluxModule, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
-import { ChatRequest } from '../../src/schemas/index.js';
+import { ChatfluxModule } from '../../src/nestjs/index.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest.js';
 import { expectErrorAfterCommit, expectErrorBeforeCommit, expectSseAnswer, type Endpoint } from '../helpers/wireAssertions.js';
+import { MySseController } from './MySseController.js';
 import { startNestApp, type NestTestApp } from './startNestApp.js';
 
-@Controller('my')
-class MyChatController {
-  constructor(@Inject(CHATFLUX_CLIENT) private readonly client: ChatClient) {}
-
-  @Post('sse')
-  @ChatSse()
-  sse(@Body(new ZodValidationPipe(ChatRequest)) request: ChatRequest, @Demand() demand: DemandGate) {
-    return this.client.sse(request, { demand });
-  }
-}
 
 const SHUTTING_DOWN = { message: 'the server is shutting down; retry the request', type: 'server_error', code: 'shutting_down' };
 const ask = (model: string): unknown => ({ model, messages: [{ role: 'user', content: 'Tell me a long story.' }] });
@@ -39,7 +27,7 @@ const start = (shutdownGraceMs: number): Promise<NestTestApp> =>
           shutdownGraceMs,
         }),
       ],
-      controllers: [MyChatController],
+      controllers: [MySseController],
     },
     { bodyParser: false },
   );
