@@ -11,6 +11,7 @@ export { ChatSse } from './ChatSse.js';
 export { Demand } from './Demand.js';
 export { ChatWireInterceptor } from './ChatWireInterceptor.js';
 export { ChatfluxExceptionFilter } from './ChatfluxExceptionFilter.js';
+export { ChatfluxShutdown } from './ChatfluxShutdown.js';
 export { ZodValidationPipe } from './ZodValidationPipe.js';
 export type { ChatWireFormat } from './ChatWireFormat.js';
 export type { ChatClient } from '../client/createChatClient.js';
