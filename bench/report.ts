@@ -10,6 +10,9 @@ export interface ParseResults {
   reports: ChildReport[];
   warmup: number;
   reps: number;
+  /** Runs of the contestants the ratio targets compare (floor, eventsource-parser, chatflux), when they differ. */
+  ratioWarmup?: number;
+  ratioReps?: number;
 }
 
 export interface ResultsInput {
@@ -310,7 +313,10 @@ export function renderResults(input: ResultsInput): string {
     lines.push(
       '## Parsing: the same bytes through every contestant',
       '',
-      `Each contestant runs in its own process: ${input.parse.warmup} warm-up run(s), then ${input.parse.reps} measured runs; the median is shown. ` +
+      `Each contestant runs in its own process: ${input.parse.warmup} warm-up run(s), then ${input.parse.reps} measured runs; the median is shown` +
+        (input.parse.ratioReps === undefined
+          ? '. '
+          : ` (the floor, eventsource-parser and chatflux, whose ratios the targets judge: ${input.parse.ratioWarmup ?? input.parse.warmup} warm-up and ${input.parse.ratioReps} measured runs, for steadier medians). `) +
         "Every run's final text / tool arguments are checked equal to the expected ones (the bench fails otherwise). " +
         'Chunks come from memory (pre-built Uint8Arrays): the floor, eventsource-parser and chatflux (a synchronous `from(chunks)`) are fed in a loop; ' +
         'the SDKs through a custom `fetch` whose `Response` body is a pull-based ReadableStream of the chunks. ' +
