@@ -1,8 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { ConfigError } from '../errors.js';
 import { formatSseError } from '../internal/formatSseError.js';
-import { formatSseEvent } from '../internal/formatSseEvent.js';
-import { isServerSentEvent } from '../internal/isServerSentEvent.js';
+import { formatSseFrame } from '../internal/formatSseFrame.js';
 import { SSE_DONE } from '../internal/sseDone.js';
 import type { Flux, ServerSentEvent } from '../types.js';
 import type { WireFormat } from './WireFormat.js';
@@ -12,15 +10,6 @@ import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 /** Options of {@link sendSse}. */
 export type SendSseConfig = WriteResponseConfig;
 
-/** A plain value is one `data:` line of JSON, a string too (`"[DONE]"` must not end the stream early), as in `toSse`. */
-const encodePlain = (value: unknown): string => {
-  const json: string | undefined = JSON.stringify(value);
-  if (json === undefined) {
-    throw new ConfigError(`sendSse: a value needs a JSON form, got ${typeof value}. Emit JSON values or serverSentEvent(...)s.`);
-  }
-  return `data: ${json}\n\n`;
-};
-
 const SSE_FORMAT: WireFormat<unknown> = {
   headers: {
     'Content-Type': 'text/event-stream',
@@ -28,7 +17,7 @@ const SSE_FORMAT: WireFormat<unknown> = {
     'X-Accel-Buffering': 'no',
   },
   streaming: true,
-  encode: (value) => (isServerSentEvent(value) ? formatSseEvent(value) : encodePlain(value)),
+  encode: (value) => formatSseFrame(value, 'sendSse'),
   trailer: SSE_DONE,
   encodeError: (body) => formatSseError(body),
   heartbeat: ': ping\n\n',

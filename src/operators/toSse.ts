@@ -1,9 +1,7 @@
 import { asyncScheduler, catchError, endWith, map, of, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { ConfigError } from '../errors.js';
 import { toErrorResponse } from '../errorResponse.js';
 import { formatSseError } from '../internal/formatSseError.js';
-import { formatSseEvent } from '../internal/formatSseEvent.js';
-import { isServerSentEvent } from '../internal/isServerSentEvent.js';
+import { formatSseFrame } from '../internal/formatSseFrame.js';
 import { SSE_DONE } from '../internal/sseDone.js';
 import { withHeartbeat } from '../internal/withHeartbeat.js';
 import type { ServerSentEvent } from '../types.js';
@@ -23,15 +21,7 @@ export interface ToSseConfig {
 /** The heartbeat frame: an SSE comment, ignored by every client. */
 const PING = ': ping\n\n';
 
-const frame = (value: unknown): string => {
-  if (isServerSentEvent(value)) return formatSseEvent(value);
-  const json: string | undefined = JSON.stringify(value);
-  if (json === undefined)
-    throw new ConfigError(
-      `toSse: a value needs a JSON form, got ${typeof value}. Emit JSON values or serverSentEvent(...)s.`,
-    );
-  return `data: ${json}\n\n`;
-};
+const frame = (value: unknown): string => formatSseFrame(value, 'toSse');
 
 /**
  * Encodes values as Server-Sent Events text — the `/chat/sse` wire: `data: <json>\n\n` per value, then
