@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -8,6 +7,7 @@ import { throwError } from 'rxjs';
 import { createChatClient, type ChatClientConfig } from '../client/createChatClient.js';
 import { ShutdownError } from '../errors.js';
 import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
+import { createGracefulShutdown } from '../internal/createGracefulShutdown.js';
 import { formatNdjsonError } from '../internal/formatNdjsonError.js';
 import { formatSseError } from '../internal/formatSseError.js';
 import { sendJson } from '../node/sendJson.js';
@@ -68,20 +68,15 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.firstChunkTimeoutMs !== undefined) clientConfig.timeouts.firstChunk = config.firstChunkTimeoutMs;
   if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;
   const client = createChatClient({ ...clientConfig, ...options.client });
-  const shutdown = new AbortController();
-  setMaxListeners(0, shutdown.signal); // one `abort` listener per in-flight response: no MaxListenersExceededWarning
-  const inFlight = new Set<Promise<void>>();
-  let closing = false;
+  const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
   const log = options.log ?? ((entry: ChatRequestLog) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`));
 
   const app = express();
   app.disable('x-powered-by');
   app.use((req, res, next) => {
-    if (closing) return refuseWhileClosing(req, res);
-    const ended = new Promise<void>((resolve) => res.once('close', () => resolve()));
-    inFlight.add(ended);
-    void ended.then(() => inFlight.delete(ended));
+    if (shutdown.isDraining) return refuseWhileClosing(req, res);
+    void shutdown.track(new Promise<void>((resolve) => res.once('close', () => resolve())));
     next();
   });
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', provider: config.provider }));
@@ -110,16 +105,11 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   let closed: Promise<void> | undefined;
 
   const close = async (graceMs = 10_000): Promise<void> => {
-    closing = true;
+    const drained = shutdown.drain(graceMs, new ShutdownError(SHUTTING_DOWN)); // refuses new requests from now on
     const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
-    const settled = (): Promise<unknown> => Promise.all([...inFlight]);
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([settled(), new Promise((resolve) => (graceTimer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(graceTimer);
-    shutdown.abort(new ShutdownError(SHUTTING_DOWN));
-    await Promise.race([settled(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    await drained;
     clearInterval(idleSweep);
     server.closeAllConnections();
     await serverClosed;

@@ -1,7 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { ShutdownError } from '../errors.js';
-
-const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+import { createGracefulShutdown, type GracefulShutdown } from '../internal/createGracefulShutdown.js';
 
 /**
  * The graceful shutdown of one `ChatfluxModule`, run by `app.close()` (what `enableShutdownHooks()` calls on SIGTERM)
@@ -10,15 +8,13 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * 1. From then on, a new request to the module's routes or to a decorated handler is refused with a 503
  *    `shutting_down` and `Retry-After` (Nest still accepts connections until the server closes).
  * 2. Responses in flight get `graceMs` to finish.
- * 3. Those still running are ended with a {@link ShutdownError} through the writers' signal: a 503 with `Retry-After`
+ * 3. Those still running are ended with a `ShutdownError` through the writers' signal: a 503 with `Retry-After`
  *    before the commit, the in-band `shutting_down` error frame after it. Their upstream requests are aborted.
  */
 export class ChatfluxShutdown {
   /** Aborted (with a `ShutdownError`) when the grace period is over, or when the config's own signal aborts. */
   readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
-  private readonly inFlight = new Set<Promise<unknown>>();
-  private draining: Promise<void> | undefined;
+  private readonly shutdown: GracefulShutdown;
 
   /**
    * @param graceMs How long responses in flight may still run once the shutdown began.
@@ -28,13 +24,13 @@ export class ChatfluxShutdown {
     private readonly graceMs: number,
     outer?: AbortSignal,
   ) {
-    this.signal = outer === undefined ? this.controller.signal : AbortSignal.any([this.controller.signal, outer]);
-    setMaxListeners(0, this.signal); // one `abort` listener per response in flight: no MaxListenersExceededWarning
+    this.shutdown = createGracefulShutdown(outer);
+    this.signal = this.shutdown.signal;
   }
 
   /** True once the shutdown began: new requests are refused. */
   get isDraining(): boolean {
-    return this.draining !== undefined;
+    return this.shutdown.isDraining;
   }
 
   /** The module's signal merged with `other` (a decorator's own `signal`), for one writer config. */
@@ -47,19 +43,11 @@ export class ChatfluxShutdown {
 
   /** Counts the response `written` as in flight until its writer's promise settles. */
   track<T>(written: Promise<T>): Promise<T> {
-    this.inFlight.add(written);
-    void written.finally(() => this.inFlight.delete(written));
-    return written;
+    return this.shutdown.track(written);
   }
 
   /** Refuses new requests, waits up to `graceMs` for the responses in flight, then ends the rest (once). */
   drain(): Promise<void> {
-    this.draining ??= (async () => {
-      const settled = (): Promise<unknown> => Promise.allSettled([...this.inFlight]);
-      if (this.inFlight.size > 0) await Promise.race([settled(), delay(this.graceMs)]);
-      this.controller.abort(new ShutdownError());
-      await Promise.race([settled(), delay(1000)]); // the writers end synchronously; a stuck socket must not hold the shutdown
-    })();
-    return this.draining;
+    return this.shutdown.drain(this.graceMs);
   }
 }
