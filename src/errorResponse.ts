@@ -10,6 +10,7 @@ import {
   isUpstreamHttpError,
   isUpstreamStreamError,
 } from './errors.js';
+import { isNamedUpstreamError } from './internal/isNamedUpstreamError.js';
 import { publicErrorResponseOf } from './internal/publicErrorResponse.js';
 import { redactSecrets } from './internal/redactSecrets.js';
 import { DEFAULT_RETRY_POLICY } from './internal/retryPolicy.js';
@@ -116,10 +117,7 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
   }
   if (isUpstreamHttpError(error)) {
     const code = error.upstreamCode ?? error.upstreamType ?? error.code;
-    const quota = [error.upstreamType, error.upstreamCode].some(
-      (name) => name !== undefined && DEFAULT_RETRY_POLICY.neverUpstreamTypes.includes(name),
-    );
-    if (quota) {
+    if (isNamedUpstreamError(error, DEFAULT_RETRY_POLICY.neverUpstreamTypes)) {
       // The gateway's account is out of quota: no wait on the client's side refills it, so no 429 inviting a retry.
       return respond(502, 'upstream_error', code, error.message, secrets);
     }

@@ -5,6 +5,7 @@ import {
   isUpstreamHttpError,
   isUpstreamStreamError,
 } from '../errors.js';
+import { isNamedUpstreamError } from './isNamedUpstreamError.js';
 import type { RetryPolicy } from './retryPolicy.js';
 
 /**
@@ -23,10 +24,8 @@ export function isTransientError(
 ): boolean {
   if (isNetworkError(error)) return true;
   if (isUpstreamHttpError(error) || isUpstreamStreamError(error)) {
-    const { upstreamType, upstreamCode } = error;
-    const never = (name: string | undefined): boolean => name !== undefined && policy.neverUpstreamTypes.includes(name);
-    if (never(upstreamType) || never(upstreamCode)) return false;
-    const overloaded = upstreamType !== undefined && policy.upstreamTypes.includes(upstreamType);
+    if (isNamedUpstreamError(error, policy.neverUpstreamTypes)) return false;
+    const overloaded = error.upstreamType !== undefined && policy.upstreamTypes.includes(error.upstreamType);
     if (isUpstreamStreamError(error)) return overloaded;
     if (policy.neverStatuses.includes(error.status)) return false;
     return policy.statuses.includes(error.status) || overloaded;
