@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toBytes } from './toBytes.js';
+import bytes from 'bytes';
 
 type JsonParser = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 const parsers = new Map<number | string, Promise<JsonParser>>();
@@ -25,8 +25,8 @@ export async function readJsonBody(request: { body?: unknown; raw?: unknown }, r
   if (request.raw !== undefined || req._body === true) {
     // Parsed by the platform under its own limit; still refuse what is over ours, as the router would.
     const length = Number((request.raw as IncomingMessage | undefined)?.headers['content-length'] ?? req.headers['content-length']);
-    const max = toBytes(limit);
-    if (max !== undefined && length > max) throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413 });
+    const max = bytes.parse(limit); // as body-parser reads its `limit`
+    if (max !== null && length > max) throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413 });
     return request.body;
   }
   const parse = await parserFor(limit);

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import bytes from 'bytes';
 import { defer, switchMap, type Observable } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { RequestError, ShutdownError } from '../errors.js';
@@ -12,7 +13,6 @@ import type { ChatfluxShutdown } from './ChatfluxShutdown.js';
 import type { ChatWireFormat } from './ChatWireFormat.js';
 import { rawResponse } from './rawResponse.js';
 import { readJsonBody } from './readJsonBody.js';
-import { toBytes } from './toBytes.js';
 import { writeChatWire } from './writeChatWire.js';
 
 /** What the built-in controller's handlers receive as `@Req()` (an Express request, or a Fastify request). */
@@ -43,9 +43,9 @@ const isJsonBody = (headers: IncomingHttpHeaders): boolean => {
  */
 const limitRefusing = (error: unknown, ours: number | string, headers: IncomingHttpHeaders): number | string => {
   const theirs = (error as { limit?: unknown } | null)?.limit;
-  const max = toBytes(ours);
+  const max = bytes.parse(ours);
   const length = Number(headers['content-length']);
-  return typeof theirs === 'number' && max !== undefined && theirs < max && !(length > max) ? theirs : ours;
+  return typeof theirs === 'number' && max !== null && theirs < max && !(length > max) ? theirs : ours;
 };
 
 /**
