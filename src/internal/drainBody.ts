@@ -29,7 +29,7 @@ export function drainBody(body: Readable, config: DrainBodyConfig = {}): void {
     seen += chunk.length;
     if (seen > maxBytes) giveUp();
   };
-  const timer = setTimeout(giveUp, config.timeoutMs ?? 1000);
+  const timer = setTimeout(giveUp, config.timeoutMs ?? 1000).unref(); // never holds a process open
   body.on('error', () => undefined);
   if (body.destroyed || body.readableEnded) return clearTimeout(timer);
   body.once('close', () => {
