@@ -1,5 +1,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { LAYERS, layerZones } from './scripts/layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'docs/**', 'coverage/**', 'node_modules/**', 'bench/.tmp/**', 'src/gateway/public/**', 'test/examples/.readme-snippets-*/**'] },
@@ -15,6 +18,21 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
       'no-restricted-imports': ['error', { patterns: [{ group: ['rxjs/internal/*'], message: 'Use the public rxjs API.' }] }],
+    },
+  },
+  // The layers of docs/ARCHITECTURE.md: each folder of src/ imports only the folders below it (scripts/layers.mjs),
+  // and no module imports itself through a circle.
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver': undefined,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: layerZones(LAYERS) }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
 );

@@ -7,9 +7,9 @@
  */
 export * from './operators/index.js';
 export { fromBody, type FromBodyConfig } from './source/fromBody.js';
-export type { BodySource } from './internal/createBodyReader.js';
+export type { BodySource } from './source/createBodyReader.js';
 export { requestCompletion, type RequestCompletionConfig } from './source/requestCompletion.js';
-export { createDemandGate, type DemandGate } from './source/createDemandGate.js';
+export { createDemandGate, type DemandGate } from './core/createDemandGate.js';
 export {
   createChatClient,
   type ChatClient,
@@ -17,12 +17,12 @@ export {
   type ChatCallOptions,
   type ChatClientRequest,
 } from './client/createChatClient.js';
-export { DEFAULT_TIMEOUTS, type TimeoutsConfig } from './client/defaultTimeouts.js';
-export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './internal/retryPolicy.js';
+export { DEFAULT_TIMEOUTS, type TimeoutsConfig } from './source/defaultTimeouts.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retryPolicy.js';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/providers.js';
-export { serverSentEvent } from './serverSentEvent.js';
-export { parseChatRequest } from './parseChatRequest.js';
-export { toErrorResponse, type ErrorResponse, type ToErrorResponseConfig } from './errorResponse.js';
-export * from './errors.js';
-export * from './schemas/index.js';
-export type { SseEvent, Mono, Flux, ServerSentEvent } from './types.js';
+export { serverSentEvent } from './core/serverSentEvent.js';
+export { parseChatRequest } from './core/parseChatRequest.js';
+export { toErrorResponse, type ErrorResponse, type ToErrorResponseConfig } from './core/toErrorResponse.js';
+export * from './core/errors.js';
+export * from './core/schemas/index.js';
+export type { SseEvent, Mono, Flux, ServerSentEvent } from './core/types.js';

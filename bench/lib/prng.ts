@@ -1,4 +1,4 @@
-import { createSeededRandom } from '../../src/internal/createSeededRandom.js';
+import { createSeededRandom } from '../../src/testing/createSeededRandom.js';
 
 /** The seeded PRNG of chatflux's emulator (mulberry32): the same seed gives the same workloads on every machine. */
 export function createPrng(seed: number): { next(): number; int(min: number, max: number): number } {

@@ -2,7 +2,7 @@ import { Body, Controller, Inject, Post } from '@nestjs/common';
 import { filter, map } from 'rxjs';
 import type { ChatClient } from '../../src/client/createChatClient.js';
 import { CHATFLUX_CLIENT, ChatJson, ChatNdjson, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
-import { ChatRequest } from '../../src/schemas/index.js';
+import { ChatRequest } from '../../src/core/schemas/index.js';
 
 /**
  * A controller of your own: return the client's Mono/Flux (or a pipeline built on it) and let the decorators put

@@ -1,9 +1,9 @@
 import { inspect } from 'node:util';
 import { defer, finalize, map, type Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
-import { ConfigError } from '../errors.js';
-import { resolveProvider } from '../internal/resolveProvider.js';
-import { toCompletionRequest } from '../internal/toCompletionRequest.js';
+import { ConfigError } from '../core/errors.js';
+import { resolveProvider } from './resolveProvider.js';
+import { toCompletionRequest } from './toCompletionRequest.js';
 import { chunkTimeouts } from '../operators/chunkTimeouts.js';
 import { decodeChunk } from '../operators/decodeChunk.js';
 import { parseSse } from '../operators/parseSse.js';
@@ -16,12 +16,12 @@ import type {
   ChatRequest,
   LlmClientOutput,
   LlmClientOutputChunk,
-} from '../schemas/index.js';
-import { serverSentEvent } from '../serverSentEvent.js';
-import type { DemandGate } from '../source/createDemandGate.js';
+} from '../core/schemas/index.js';
+import { serverSentEvent } from '../core/serverSentEvent.js';
+import type { DemandGate } from '../core/createDemandGate.js';
 import { requestCompletion } from '../source/requestCompletion.js';
-import type { Flux, Mono, ServerSentEvent } from '../types.js';
-import { DEFAULT_TIMEOUTS, type TimeoutsConfig } from './defaultTimeouts.js';
+import type { Flux, Mono, ServerSentEvent } from '../core/types.js';
+import { DEFAULT_TIMEOUTS, type TimeoutsConfig } from '../source/defaultTimeouts.js';
 import type { ProviderName } from './providers.js';
 
 /** Options of {@link createChatClient}. */

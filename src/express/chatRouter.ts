@@ -1,17 +1,17 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { defer, type Observable } from 'rxjs';
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../client/createChatClient.js';
-import { RequestError } from '../errors.js';
-import { toErrorResponse } from '../errorResponse.js';
-import { matchesBearerKey } from '../internal/matchesBearerKey.js';
+import { RequestError } from '../core/errors.js';
+import { toErrorResponse } from '../core/toErrorResponse.js';
+import { matchesBearerKey } from '../node/matchesBearerKey.js';
 import { sendJson } from '../node/sendJson.js';
 import { sendNdjson } from '../node/sendNdjson.js';
 import { sendSse } from '../node/sendSse.js';
 import type { WriteOutcome } from '../node/WriteOutcome.js';
-import type { ChatRequest, Usage } from '../schemas/index.js';
-import { createDemandGate, type DemandGate } from '../source/createDemandGate.js';
-import { parseChatRequest } from '../parseChatRequest.js';
-import { toRequestError } from '../internal/toRequestError.js';
+import type { ChatRequest, Usage } from '../core/schemas/index.js';
+import { createDemandGate, type DemandGate } from '../core/createDemandGate.js';
+import { parseChatRequest } from '../core/parseChatRequest.js';
+import { toRequestError } from '../node/toRequestError.js';
 
 /** The three endpoints. */
 export type ChatEndpoint = '/chat/json' | '/chat/stream' | '/chat/sse';

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 /** Where the gateway gets its answers: the built-in emulator, or a provider preset. */
 export type GatewayProvider = 'emulator' | 'moonshot' | 'moonshot-cn' | 'deepseek' | 'openai-compatible';

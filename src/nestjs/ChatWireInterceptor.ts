@@ -1,7 +1,7 @@
 import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
 import { catchError, defer, map, switchMap, throwError, type Observable } from 'rxjs';
 import type { WriteResponseConfig } from '../node/index.js';
-import { ShutdownError } from '../errors.js';
+import { ShutdownError } from '../core/errors.js';
 import type { ChatfluxShutdown } from './ChatfluxShutdown.js';
 import type { ChatWireConfig } from './ChatWireConfig.js';
 import type { ChatWireFormat } from './ChatWireFormat.js';

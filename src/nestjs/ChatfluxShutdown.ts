@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { createGracefulShutdown, type GracefulShutdown } from '../internal/createGracefulShutdown.js';
+import { createGracefulShutdown, type GracefulShutdown } from '../node/createGracefulShutdown.js';
 
 /**
  * The graceful shutdown of one `ChatfluxModule`, run by `app.close()` (what `enableShutdownHooks()` calls on SIGTERM)

@@ -1,6 +1,6 @@
 import type { PipeTransform } from '@nestjs/common';
 import type { z } from 'zod';
-import { RequestError } from '../errors.js';
+import { RequestError } from '../core/errors.js';
 
 /**
  * A Nest pipe validating a value (usually `@Body()`) with a zod schema; a failure is a chatflux

@@ -1,6 +1,6 @@
 import type { HttpServer } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toRequestError } from '../internal/toRequestError.js';
+import { toRequestError } from '../node/toRequestError.js';
 import { CHAT_ROUTE, type ChatRoute } from './CHAT_ROUTE.js';
 
 /** The parts of Express 5 (and its `router`) read here. */

@@ -15,4 +15,4 @@ export { ChatfluxShutdown } from './ChatfluxShutdown.js';
 export { ZodValidationPipe } from './ZodValidationPipe.js';
 export type { ChatWireFormat } from './ChatWireFormat.js';
 export type { ChatClient } from '../client/createChatClient.js';
-export type { DemandGate } from '../source/createDemandGate.js';
+export type { DemandGate } from '../core/createDemandGate.js';

@@ -1,4 +1,4 @@
-import { createDemandGate, type DemandGate } from '../source/createDemandGate.js';
+import { createDemandGate, type DemandGate } from '../core/createDemandGate.js';
 
 const GATE = Symbol.for('chatflux:demand-gate');
 

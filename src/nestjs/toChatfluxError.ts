@@ -1,8 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
-import { isChatfluxError, RequestError } from '../errors.js';
-import { PUBLIC_ERROR_RESPONSE, type PublicErrorResponse } from '../internal/publicErrorResponse.js';
-import { toRequestError } from '../internal/toRequestError.js';
+import { isChatfluxError, RequestError } from '../core/errors.js';
+import { PUBLIC_ERROR_RESPONSE, type PublicErrorResponse } from '../core/publicErrorResponse.js';
+import { toRequestError } from '../node/toRequestError.js';
 
 const BY_STATUS = new Map<number, 'invalid_request' | 'unauthorized' | 'payload_too_large' | 'unsupported_media_type'>([
   [400, 'invalid_request'],

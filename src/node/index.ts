@@ -1,6 +1,6 @@
 export { sendJson, type SendJsonConfig } from './sendJson.js';
 export { sendNdjson, type SendNdjsonConfig } from './sendNdjson.js';
 export { sendSse, type SendSseConfig } from './sendSse.js';
-export type { WireFormat } from './WireFormat.js';
+export type { WireFormat } from '../wire/WireFormat.js';
 export type { WriteOutcome } from './WriteOutcome.js';
 export { writeResponse, type WriteResponseConfig } from './writeResponse.js';

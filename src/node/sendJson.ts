@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { Mono } from '../types.js';
-import type { WireFormat } from './WireFormat.js';
+import type { Mono } from '../core/types.js';
+import type { WireFormat } from '../wire/WireFormat.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import { formatNdjsonError } from '../internal/formatNdjsonError.js';
-import { formatNdjsonLine } from '../internal/formatNdjsonLine.js';
-import type { Flux } from '../types.js';
-import type { WireFormat } from './WireFormat.js';
+import { formatNdjsonError } from '../wire/formatNdjsonError.js';
+import { formatNdjsonLine } from '../wire/formatNdjsonLine.js';
+import type { Flux } from '../core/types.js';
+import type { WireFormat } from '../wire/WireFormat.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 

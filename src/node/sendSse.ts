@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { formatSseError } from '../internal/formatSseError.js';
-import { formatSseFrame } from '../internal/formatSseFrame.js';
-import { SSE_DONE } from '../internal/sseDone.js';
-import type { Flux, ServerSentEvent } from '../types.js';
-import type { WireFormat } from './WireFormat.js';
+import { formatSseError } from '../wire/formatSseError.js';
+import { formatSseFrame } from '../wire/formatSseFrame.js';
+import { SSE_DONE } from '../wire/sseDone.js';
+import type { Flux, ServerSentEvent } from '../core/types.js';
+import type { WireFormat } from '../wire/WireFormat.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { Subscription, type Observable } from 'rxjs';
-import { ConfigError, ShutdownError } from '../errors.js';
-import { toErrorResponse } from '../errorResponse.js';
-import type { DemandGate } from '../source/createDemandGate.js';
-import type { WireFormat } from './WireFormat.js';
+import { ConfigError, ShutdownError } from '../core/errors.js';
+import { toErrorResponse } from '../core/toErrorResponse.js';
+import type { DemandGate } from '../core/createDemandGate.js';
+import type { WireFormat } from '../wire/WireFormat.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 
 /** Options of {@link writeResponse} and of the `send*` writers. */

@@ -1,6 +1,6 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
-import { createDeltaAccumulator } from '../internal/createDeltaAccumulator.js';
-import type { ChatCompletion, ChatCompletionChunk } from '../schemas/upstream.js';
+import { createDeltaAccumulator } from './createDeltaAccumulator.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../core/schemas/upstream.js';
 
 /**
  * Folds streamed chunks into snapshots of the whole answer, each shaped like a non-streaming `chat.completion`.

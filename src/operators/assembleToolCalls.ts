@@ -1,37 +1,9 @@
 import { concatWith, defer, filter, map, mergeMap, type OperatorFunction } from 'rxjs';
-import type { ZodType } from 'zod';
-import { ConfigError } from '../errors.js';
-import { createToolCallAssembler } from '../internal/createToolCallAssembler.js';
-import type { ChatCompletionChunk } from '../schemas/upstream.js';
-
-/** A complete tool call, as {@link assembleToolCalls} emits it. Frozen. */
-export interface AssembledToolCall {
-  /** The provider's id, verbatim (`call_00_…`, `get_weather:0`, …); `''` if the provider never sent one. */
-  readonly id: string;
-  /** The provider's type, verbatim (`function`, Kimi's `builtin_function`); `'function'` if it never sent one. */
-  readonly type: string;
-  /** The function and its complete argument text, verbatim. */
-  readonly function: {
-    /** The function's name. */
-    readonly name: string;
-    /** Its complete arguments, as JSON text. */
-    readonly arguments: string;
-  };
-  /** The index of the choice the call belongs to (0 unless `n > 1`). */
-  readonly choiceIndex: number;
-  /** The parsed, validated arguments: present when `schemas` has a schema for this function. */
-  readonly parsedArguments?: unknown;
-}
-
-/** Options of {@link assembleToolCalls}. */
-export interface AssembleToolCallsConfig {
-  /**
-   * Per function name, a zod 4 schema for its arguments. A call to such a function gets its arguments JSON-parsed
-   * (blank text reads as `{}`) and validated; the schema's output becomes `parsedArguments`. Invalid JSON or a schema
-   * failure ends the stream with a `ToolCallError` naming the function and the call id. Other functions pass as text.
-   */
-  schemas?: Record<string, ZodType>;
-}
+import { ConfigError } from '../core/errors.js';
+import { createToolCallAssembler } from './createToolCallAssembler.js';
+import type { ChatCompletionChunk } from '../core/schemas/upstream.js';
+import type { AssembledToolCall } from './AssembledToolCall.js';
+import type { AssembleToolCallsConfig } from './AssembleToolCallsConfig.js';
 
 /**
  * Assembles streamed tool-call fragments into complete tool calls, each emitted once, as soon as it is complete.

@@ -6,8 +6,8 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { TimeoutError } from '../errors.js';
-import type { DemandGate } from '../source/createDemandGate.js';
+import { TimeoutError } from '../core/errors.js';
+import type { DemandGate } from '../core/createDemandGate.js';
 
 /** Options of {@link chunkTimeouts}, in milliseconds; absent or `0` means no deadline. */
 export interface ChunkTimeoutsConfig {

@@ -1,11 +1,11 @@
 import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
-import { ConfigError, StreamProtocolError } from '../errors.js';
-import { matchesChunkShape } from '../internal/matchesChunkShape.js';
-import { redactSecrets } from '../internal/redactSecrets.js';
-import { truncate } from '../internal/truncate.js';
-import { upstreamStreamErrorFrom } from '../internal/upstreamStreamErrorFrom.js';
-import { ChatCompletionChunk } from '../schemas/upstream.js';
-import type { SseEvent } from '../types.js';
+import { ConfigError, StreamProtocolError } from '../core/errors.js';
+import { matchesChunkShape } from './matchesChunkShape.js';
+import { redactSecrets } from '../core/redactSecrets.js';
+import { truncate } from '../core/truncate.js';
+import { upstreamStreamErrorFrom } from './upstreamStreamErrorFrom.js';
+import { ChatCompletionChunk } from '../core/schemas/upstream.js';
+import type { SseEvent } from '../core/types.js';
 
 /** Options of {@link decodeChunk}. */
 export interface DecodeChunkConfig {

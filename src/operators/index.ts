@@ -2,10 +2,12 @@
 export { parseSse, type ParseSseConfig } from './parseSse.js';
 export { decodeChunk, type DecodeChunkConfig } from './decodeChunk.js';
 export { accumulateDeltas } from './accumulateDeltas.js';
-export { assembleToolCalls, type AssembleToolCallsConfig, type AssembledToolCall } from './assembleToolCalls.js';
+export { assembleToolCalls } from './assembleToolCalls.js';
+export type { AssembleToolCallsConfig } from './AssembleToolCallsConfig.js';
+export type { AssembledToolCall } from './AssembledToolCall.js';
 export { toOutputChunks, type ToOutputChunksConfig } from './toOutputChunks.js';
 export { toOutput, type ToOutputConfig } from './toOutput.js';
-export { toNdjson, type ToNdjsonConfig } from './toNdjson.js';
-export { toSse, type ToSseConfig } from './toSse.js';
+export { toNdjson, type ToNdjsonConfig } from '../wire/toNdjson.js';
+export { toSse, type ToSseConfig } from '../wire/toSse.js';
 export { retryOnTransient, type RetryOnTransientConfig, type RetryEvent } from './retryOnTransient.js';
 export { chunkTimeouts, type ChunkTimeoutsConfig } from './chunkTimeouts.js';

@@ -1,8 +1,8 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
-import { ConfigError, StreamProtocolError } from '../errors.js';
-import { createUtf8Decoder, type Utf8Decoder } from '../internal/createUtf8Decoder.js';
-import type { SseEvent } from '../types.js';
+import { ConfigError, StreamProtocolError } from '../core/errors.js';
+import { createUtf8Decoder, type Utf8Decoder } from './createUtf8Decoder.js';
+import type { SseEvent } from '../core/types.js';
 
 /** Options of {@link parseSse}. */
 export interface ParseSseConfig {

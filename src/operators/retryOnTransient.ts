@@ -1,10 +1,10 @@
 import { defer, retry, tap, throwError, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
-import { ConfigError } from '../errors.js';
-import { abortableTimer } from '../internal/abortableTimer.js';
-import { computeRetryDelay } from '../internal/computeRetryDelay.js';
-import { isTransientError } from '../internal/isTransientError.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../internal/retryPolicy.js';
+import { ConfigError } from '../core/errors.js';
+import { abortableTimer } from './abortableTimer.js';
+import { computeRetryDelay } from './computeRetryDelay.js';
+import { isTransientError } from './isTransientError.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../core/retryPolicy.js';
 
 /** What `onRetry` is told before each retry. */
 export interface RetryEvent {

@@ -1,8 +1,8 @@
 import { defer, map, reduce, type OperatorFunction } from 'rxjs';
-import { ConfigError } from '../errors.js';
-import { createOutputAccumulator } from '../internal/createOutputAccumulator.js';
-import type { LlmClientOutput, OutputMessage } from '../schemas/contract.js';
-import type { ChatCompletionChunk, ToolCall } from '../schemas/upstream.js';
+import { ConfigError } from '../core/errors.js';
+import { createOutputAccumulator } from './createOutputAccumulator.js';
+import type { LlmClientOutput, OutputMessage } from '../core/schemas/contract.js';
+import type { ChatCompletionChunk, ToolCall } from '../core/schemas/upstream.js';
 import type { ToOutputChunksConfig } from './toOutputChunks.js';
 
 /** Options of {@link toOutput}. */

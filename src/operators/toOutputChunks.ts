@@ -1,8 +1,8 @@
 import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
-import { ConfigError } from '../errors.js';
-import { createOutputAccumulator } from '../internal/createOutputAccumulator.js';
-import type { LlmClientOutputChunk, OutputMessage } from '../schemas/contract.js';
-import type { ChatCompletionChunk } from '../schemas/upstream.js';
+import { ConfigError } from '../core/errors.js';
+import { createOutputAccumulator } from './createOutputAccumulator.js';
+import type { LlmClientOutputChunk, OutputMessage } from '../core/schemas/contract.js';
+import type { ChatCompletionChunk } from '../core/schemas/upstream.js';
 
 /** Options of {@link toOutputChunks}. */
 export interface ToOutputChunksConfig {

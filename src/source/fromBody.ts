@@ -1,8 +1,8 @@
 import { Observable } from 'rxjs';
-import { createBodyReader, type BodySource } from '../internal/createBodyReader.js';
-import { toTransportError } from '../internal/toTransportError.js';
-import { AbortedError } from '../errors.js';
-import type { DemandGate } from './createDemandGate.js';
+import { createBodyReader, type BodySource } from './createBodyReader.js';
+import { toTransportError } from './toTransportError.js';
+import { AbortedError } from '../core/errors.js';
+import type { DemandGate } from '../core/createDemandGate.js';
 
 /** Options of {@link fromBody}. */
 export interface FromBodyConfig {

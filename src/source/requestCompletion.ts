@@ -1,18 +1,18 @@
 import type { Readable } from 'node:stream';
 import { Observable, type Subscription } from 'rxjs';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { AbortedError, StreamProtocolError } from '../errors.js';
-import type { ChatCompletionRequest } from '../schemas/index.js';
-import { createDoneTracker } from '../internal/createDoneTracker.js';
-import { drainBody } from '../internal/drainBody.js';
-import { parseErrorBody } from '../internal/parseErrorBody.js';
-import { readBodyText } from '../internal/readBodyText.js';
-import { redactSecrets } from '../internal/redactSecrets.js';
-import { toTransportError } from '../internal/toTransportError.js';
-import { toUpstreamHttpError } from '../internal/toUpstreamHttpError.js';
-import { truncate } from '../internal/truncate.js';
-import { DEFAULT_TIMEOUTS } from '../client/defaultTimeouts.js';
-import type { DemandGate } from './createDemandGate.js';
+import { AbortedError, StreamProtocolError } from '../core/errors.js';
+import type { ChatCompletionRequest } from '../core/schemas/index.js';
+import { createDoneTracker } from './createDoneTracker.js';
+import { drainBody } from './drainBody.js';
+import { parseErrorBody } from './parseErrorBody.js';
+import { readBodyText } from './readBodyText.js';
+import { redactSecrets } from '../core/redactSecrets.js';
+import { toTransportError } from './toTransportError.js';
+import { toUpstreamHttpError } from './toUpstreamHttpError.js';
+import { truncate } from '../core/truncate.js';
+import { DEFAULT_TIMEOUTS } from './defaultTimeouts.js';
+import type { DemandGate } from '../core/createDemandGate.js';
 import { fromBody } from './fromBody.js';
 
 /** Options of {@link requestCompletion}. */

@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk } from '../schemas/index.js';
+import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import { sseMarbles, type TranscriptMarbles } from './sseMarbles.js';
 import type { TranscriptConfig } from './transcriptFrames.js';
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 /**
  * The faults and shapes the upstream emulator applies to one request. Every field is optional; `{}` is a normal,

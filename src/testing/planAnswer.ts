@@ -1,6 +1,6 @@
-import { createSeededRandom, type SeededRandom } from '../internal/createSeededRandom.js';
-import { hashString } from '../internal/hashString.js';
-import type { ChatCompletionRequest } from '../schemas/index.js';
+import { createSeededRandom, type SeededRandom } from './createSeededRandom.js';
+import { hashString } from './hashString.js';
+import type { ChatCompletionRequest } from '../core/schemas/index.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
 
 /** A tool call the emulated model makes, with its argument string cut into the pieces its dialect streams. */

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { transcriptFrames, type TranscriptConfig } from './transcriptFrames.js';
 
 /** A marble diagram and its values, for `cold(marbles, values)` / `hot(marbles, values)` of `TestScheduler`. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hashString } from '../internal/hashString.js';
-import { ChatCompletionRequest } from '../schemas/index.js';
+import { hashString } from './hashString.js';
+import { ChatCompletionRequest } from '../core/schemas/index.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
 import { dialectCompletion } from './dialectCompletion.js';
 import { dialectError } from './dialectError.js';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { createSeededRandom } from '../internal/createSeededRandom.js';
+import { createSeededRandom } from './createSeededRandom.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
 import type { EmulatorScenario } from './parseScenario.js';
 import { dialectError } from './dialectError.js';

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
 import { dialectFrames } from './dialectFrames.js';
 import type { PlannedToolCall } from './planAnswer.js';

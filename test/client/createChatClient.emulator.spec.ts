@@ -5,7 +5,7 @@ import {
   isTimeoutError,
   isUpstreamHttpError,
   type UpstreamHttpError,
-} from '../../src/errors';
+} from '../../src/core/errors';
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../../src/client/createChatClient';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 

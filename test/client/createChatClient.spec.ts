@@ -10,9 +10,9 @@ import {
   isUpstreamHttpError,
   isUpstreamStreamError,
   type UpstreamHttpError,
-} from '../../src/errors';
+} from '../../src/core/errors';
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../../src/client/createChatClient';
-import { DEFAULT_TIMEOUTS } from '../../src/client/defaultTimeouts';
+import { DEFAULT_TIMEOUTS } from '../../src/source/defaultTimeouts';
 import { PROVIDERS } from '../../src/client/providers';
 import { startServer, type TestServer } from '../helpers/startServer';
 

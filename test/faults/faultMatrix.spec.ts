@@ -17,7 +17,7 @@ import {
 } from '../helpers/wireAssertions';
 import { FAULT_MATRIX, MATRIX_RETRIES, MATRIX_TIMEOUTS, type Expectation, type FaultCase } from './faultMatrix';
 import { formatFailureTable, readFailureTable } from './formatFailureTable';
-import { DEFAULT_RETRY_POLICY } from '../../src/internal/retryPolicy';
+import { DEFAULT_RETRY_POLICY } from '../../src/core/retryPolicy';
 import { AUTH, SECRETS, startFaultGateway, type FaultGateway } from './startFaultGateway';
 
 const ENDPOINTS: Endpoint[] = ['/chat/json', '/chat/stream', '/chat/sse'];

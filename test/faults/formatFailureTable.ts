@@ -1,5 +1,5 @@
-import type { TimeoutPhase } from '../../src/errors';
-import { DEFAULT_RETRY_POLICY } from '../../src/internal/retryPolicy';
+import type { TimeoutPhase } from '../../src/core/errors';
+import { DEFAULT_RETRY_POLICY } from '../../src/core/retryPolicy';
 import { FAULT_MATRIX, MATRIX_RETRIES, MATRIX_TIMEOUTS, type Expectation, type FaultCase } from './faultMatrix';
 
 /** The README markers around the generated table. */

@@ -7,13 +7,13 @@
  */
 import fc from 'fast-check';
 import { from, toArray } from 'rxjs';
-import { isChatfluxError, isStreamProtocolError, isUpstreamStreamError } from '../../src/errors';
+import { isChatfluxError, isStreamProtocolError, isUpstreamStreamError } from '../../src/core/errors';
 import { accumulateDeltas } from '../../src/operators/accumulateDeltas';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
-import { toSse } from '../../src/operators/toSse';
-import { serverSentEvent } from '../../src/serverSentEvent';
-import type { SseEvent } from '../../src/types';
+import { toSse } from '../../src/wire/toSse';
+import { serverSentEvent } from '../../src/core/serverSentEvent';
+import type { SseEvent } from '../../src/core/types';
 import { FIXTURE_NAMES, readFixture } from '../helpers/readFixture';
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 150);

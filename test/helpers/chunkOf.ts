@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk, ChunkChoice, ChunkDelta, ToolCallDelta, Usage } from '../../src/schemas/upstream';
+import type { ChatCompletionChunk, ChunkChoice, ChunkDelta, ToolCallDelta, Usage } from '../../src/core/schemas/upstream';
 
 /** Test builders for `ChatCompletionChunk`s (the shape decodeChunk emits), terse enough for marble value maps. */
 export const chunkOf = {

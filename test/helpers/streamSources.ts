@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import type { DemandGate } from '../../src/source/createDemandGate';
+import type { DemandGate } from '../../src/core/createDemandGate';
 
 /** A chunk of the contract with `index` and `done` as given. */
 export const chunk = (index: number, content: string, done = false): Record<string, unknown> => ({

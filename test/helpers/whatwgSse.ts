@@ -1,4 +1,4 @@
-import type { SseEvent } from '../../src/types';
+import type { SseEvent } from '../../src/core/types';
 
 /**
  * A deliberately naive, whole-input reference of the WHATWG event-stream interpretation (HTML §9.2.6), used as the

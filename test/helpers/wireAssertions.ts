@@ -3,7 +3,7 @@
  * (the Express router, the gateway, the NestJS module): each takes a {@link RawResponse} and checks status, headers
  * and the exact body framing, returning what it parsed.
  */
-import { ErrorBody, LlmClientOutput, LlmClientOutputChunk } from '../../src/schemas/index.js';
+import { ErrorBody, LlmClientOutput, LlmClientOutputChunk } from '../../src/core/schemas/index.js';
 import type { RawResponse } from './rawRequest.js';
 
 /** The three endpoints. */

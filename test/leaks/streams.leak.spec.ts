@@ -9,7 +9,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Agent } from 'undici';
-import { createSeededRandom } from '../../src/internal/createSeededRandom';
+import { createSeededRandom } from '../../src/testing/createSeededRandom';
 import type { EmulatorRequest } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
 import type { Endpoint } from '../helpers/wireAssertions';

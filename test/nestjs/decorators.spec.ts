@@ -1,7 +1,7 @@
 import { Body, Controller, Inject, Injectable, Module, Post, UnauthorizedException, UseGuards, type CanActivate } from '@nestjs/common';
 import { filter, map } from 'rxjs';
 import type { ChatClient } from '../../src/client/createChatClient.js';
-import { isConfigError } from '../../src/errors.js';
+import { isConfigError } from '../../src/core/errors.js';
 import {
   CHATFLUX_CLIENT,
   ChatfluxModule,
@@ -12,7 +12,7 @@ import {
   ZodValidationPipe,
   type DemandGate,
 } from '../../src/nestjs/index.js';
-import { ChatRequest } from '../../src/schemas/index.js';
+import { ChatRequest } from '../../src/core/schemas/index.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import { rawRequest } from '../helpers/rawRequest.js';
 import {

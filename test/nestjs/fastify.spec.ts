@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import type { AddressInfo } from 'node:net';
 import type { ChatClient } from '../../src/client/createChatClient.js';
 import { CHATFLUX_CLIENT, ChatfluxModule, ChatNdjson, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
-import { ChatRequest } from '../../src/schemas/index.js';
+import { ChatRequest } from '../../src/core/schemas/index.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import { rawRequest } from '../helpers/rawRequest.js';
 import { contentOf, expectErrorBeforeCommit, expectJsonAnswer, expectNdjsonAnswer, expectSseAnswer, type Endpoint } from '../helpers/wireAssertions.js';

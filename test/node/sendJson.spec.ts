@@ -1,5 +1,5 @@
 import { NEVER, Observable, of, throwError, timer, map } from 'rxjs';
-import { RequestError, TimeoutError, UpstreamHttpError } from '../../src/errors';
+import { RequestError, TimeoutError, UpstreamHttpError } from '../../src/core/errors';
 import { sendJson } from '../../src/node/sendJson';
 import type { WriteOutcome } from '../../src/node/WriteOutcome';
 import { rawRequest } from '../helpers/rawRequest';

@@ -1,8 +1,8 @@
 import { concat, EMPTY, NEVER, Observable, of, throwError, timer, map } from 'rxjs';
-import { RequestError, UpstreamStreamError } from '../../src/errors';
+import { RequestError, UpstreamStreamError } from '../../src/core/errors';
 import { sendNdjson } from '../../src/node/sendNdjson';
 import type { WriteOutcome } from '../../src/node/WriteOutcome';
-import { createDemandGate } from '../../src/source/createDemandGate';
+import { createDemandGate } from '../../src/core/createDemandGate';
 import { controlledRequest, rawRequest } from '../helpers/rawRequest';
 import { startServer, type TestServer } from '../helpers/startServer';
 import { chunk, demandDrivenSource, sleep, waitFor } from '../helpers/streamSources';

@@ -5,7 +5,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { accumulateDeltas } from '../../src/operators/accumulateDeltas';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
-import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../src/schemas/upstream';
+import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../src/core/schemas/upstream';
 import { chunkOf } from '../helpers/chunkOf';
 import { FIXTURE_NAMES, SUCCESS_FIXTURE_NAMES, readFixture, type FixtureName } from '../helpers/readFixture';
 

@@ -2,15 +2,13 @@ import fc from 'fast-check';
 import { Observable, lastValueFrom, map, mergeMap, of, take, tap, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { z } from 'zod';
-import { isConfigError, isStreamProtocolError, isToolCallError, type ToolCallError } from '../../src/errors';
-import {
-  assembleToolCalls,
-  type AssembledToolCall,
-  type AssembleToolCallsConfig,
-} from '../../src/operators/assembleToolCalls';
+import { isConfigError, isStreamProtocolError, isToolCallError, type ToolCallError } from '../../src/core/errors';
+import { assembleToolCalls } from '../../src/operators/assembleToolCalls';
+import type { AssembledToolCall } from '../../src/operators/AssembledToolCall';
+import type { AssembleToolCallsConfig } from '../../src/operators/AssembleToolCallsConfig';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
-import type { ChatCompletionChunk, ToolCallDelta } from '../../src/schemas/upstream';
+import type { ChatCompletionChunk, ToolCallDelta } from '../../src/core/schemas/upstream';
 import { chunkOf } from '../helpers/chunkOf';
 import { FIXTURE_NAMES, readFixture, type FixtureName } from '../helpers/readFixture';
 

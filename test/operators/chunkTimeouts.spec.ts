@@ -1,8 +1,8 @@
 import { Observable, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { TimeoutError } from '../../src/errors';
+import { TimeoutError } from '../../src/core/errors';
 import { chunkTimeouts } from '../../src/operators/chunkTimeouts';
-import { createDemandGate } from '../../src/source/createDemandGate';
+import { createDemandGate } from '../../src/core/createDemandGate';
 
 describe('chunkTimeouts', () => {
   let scheduler: TestScheduler;

@@ -1,10 +1,10 @@
 import { Observable, from, lastValueFrom, mergeMap, of, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { isConfigError, isStreamProtocolError, isUpstreamStreamError, type ChatfluxError } from '../../src/errors';
+import { isConfigError, isStreamProtocolError, isUpstreamStreamError, type ChatfluxError } from '../../src/core/errors';
 import { decodeChunk, type DecodeChunkConfig } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
-import type { ChatCompletionChunk } from '../../src/schemas';
-import type { SseEvent } from '../../src/types';
+import type { ChatCompletionChunk } from '../../src/core/schemas';
+import type { SseEvent } from '../../src/core/types';
 import { SUCCESS_FIXTURE_NAMES, readFixture, type FixtureName } from '../helpers/readFixture';
 
 const chunkJson = (content: string, extra: Record<string, unknown> = {}) =>

@@ -5,7 +5,7 @@
  */
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { parseSse } from '../../src/operators/parseSse';
-import type { SseEvent } from '../../src/types';
+import type { SseEvent } from '../../src/core/types';
 import { whatwgSse } from '../helpers/whatwgSse';
 
 const enc = (text: string): Uint8Array => new TextEncoder().encode(text);

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { parseSse } from '../../src/operators/parseSse';
-import type { SseEvent } from '../../src/types';
+import type { SseEvent } from '../../src/core/types';
 import { whatwgSse } from '../helpers/whatwgSse';
 
 const run = (

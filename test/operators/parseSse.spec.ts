@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { Observable, Subject, firstValueFrom, from, lastValueFrom, mergeMap, of, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { isConfigError, isStreamProtocolError, type StreamProtocolError } from '../../src/errors';
+import { isConfigError, isStreamProtocolError, type StreamProtocolError } from '../../src/core/errors';
 import { parseSse, type ParseSseConfig } from '../../src/operators/parseSse';
-import type { SseEvent } from '../../src/types';
+import type { SseEvent } from '../../src/core/types';
 import { readFixture } from '../helpers/readFixture';
 
 const enc = (text: string): Uint8Array => new TextEncoder().encode(text);

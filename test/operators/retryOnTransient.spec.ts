@@ -11,8 +11,8 @@ import {
   ToolCallError,
   UpstreamHttpError,
   UpstreamStreamError,
-} from '../../src/errors';
-import { DEFAULT_RETRY_POLICY } from '../../src/internal/retryPolicy';
+} from '../../src/core/errors';
+import { DEFAULT_RETRY_POLICY } from '../../src/core/retryPolicy';
 import { retryOnTransient, type RetryOnTransientConfig } from '../../src/operators/retryOnTransient';
 
 type Cold = Observable<string>;

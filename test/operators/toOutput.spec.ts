@@ -1,8 +1,8 @@
 import { Observable, map, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { AnswerFailedError, ConfigError, StreamProtocolError, UpstreamStreamError } from '../../src/errors';
+import { AnswerFailedError, ConfigError, StreamProtocolError, UpstreamStreamError } from '../../src/core/errors';
 import { toOutput } from '../../src/operators/toOutput';
-import type { ChatCompletionChunk, ChunkChoice, ChunkDelta, LlmClientOutput, Usage } from '../../src/schemas';
+import type { ChatCompletionChunk, ChunkChoice, ChunkDelta, LlmClientOutput, Usage } from '../../src/core/schemas';
 
 const base = { id: 'cmpl-123abc', object: 'chat.completion.chunk', created: 1678048938, model: 'model-name' };
 const delta = (d: ChunkDelta, extra: Partial<ChunkChoice> = {}): ChatCompletionChunk => ({

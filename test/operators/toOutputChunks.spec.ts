@@ -1,6 +1,6 @@
 import { Observable, map, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { AnswerFailedError, ConfigError, StreamProtocolError, UpstreamStreamError } from '../../src/errors';
+import { AnswerFailedError, ConfigError, StreamProtocolError, UpstreamStreamError } from '../../src/core/errors';
 import { toOutputChunks } from '../../src/operators/toOutputChunks';
 import type {
   ChatCompletionChunk,
@@ -9,7 +9,7 @@ import type {
   LlmClientOutputChunk,
   ToolCallDelta,
   Usage,
-} from '../../src/schemas';
+} from '../../src/core/schemas';
 
 const base = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm' };
 const delta = (d: ChunkDelta, extra: Partial<ChunkChoice> = {}): ChatCompletionChunk => ({

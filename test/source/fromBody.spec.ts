@@ -1,8 +1,8 @@
 import { PassThrough, Readable } from 'node:stream';
 import { lastValueFrom, take, toArray } from 'rxjs';
 import { Agent, request } from 'undici';
-import { isAbortedError, isNetworkError } from '../../src/errors';
-import { createDemandGate } from '../../src/source/createDemandGate';
+import { isAbortedError, isNetworkError } from '../../src/core/errors';
+import { createDemandGate } from '../../src/core/createDemandGate';
 import { fromBody } from '../../src/source/fromBody';
 import { startServer, type TestServer } from '../helpers/startServer';
 

@@ -10,10 +10,10 @@ import {
   isTimeoutError,
   isUpstreamHttpError,
   type UpstreamHttpError,
-} from '../../src/errors';
+} from '../../src/core/errors';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
-import { createDemandGate } from '../../src/source/createDemandGate';
+import { createDemandGate } from '../../src/core/createDemandGate';
 import { requestCompletion, type RequestCompletionConfig } from '../../src/source/requestCompletion';
 import { startServer, type TestServer } from '../helpers/startServer';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { last, lastValueFrom, map, of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { ConfigError } from '../../src/errors';
+import { ConfigError } from '../../src/core/errors';
 import { accumulateDeltas } from '../../src/operators/accumulateDeltas';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';

@@ -3,7 +3,7 @@ import { last, lastValueFrom } from 'rxjs';
 import { accumulateDeltas } from '../../src/operators/accumulateDeltas';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
-import type { ChatCompletion } from '../../src/schemas';
+import type { ChatCompletion } from '../../src/core/schemas';
 import { fromBody } from '../../src/source/fromBody';
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';

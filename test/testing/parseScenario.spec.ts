@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/errors';
+import { ConfigError } from '../../src/core/errors';
 import { parseScenario } from '../../src/testing/parseScenario';
 
 describe('parseScenario', () => {

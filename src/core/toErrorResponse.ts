@@ -1,0 +1,164 @@
+import {
+  isAbortedError,
+  isAnswerFailedError,
+  isNetworkError,
+  isRequestError,
+  isShutdownError,
+  isStreamProtocolError,
+  isTimeoutError,
+  isToolCallError,
+  isUpstreamHttpError,
+  isUpstreamStreamError,
+} from './errors.js';
+import { isNamedUpstreamError } from './isNamedUpstreamError.js';
+import { publicErrorResponseOf } from './publicErrorResponse.js';
+import { redactSecrets } from './redactSecrets.js';
+import { DEFAULT_RETRY_POLICY } from './retryPolicy.js';
+import { truncate } from './truncate.js';
+import type { ErrorBody } from './schemas/contract.js';
+
+/** What a client is told about an error: the HTTP status (when headers are not sent yet) and the public body. */
+export interface ErrorResponse {
+  /** The HTTP status to answer with, when the response is not committed yet. */
+  status: number;
+  /** The spec's `{message, type, code}`: secrets redacted, no stack, no internals. */
+  body: ErrorBody;
+  /** For a `429` the wait the provider asked for, for a `503` shutdown the wait before a retry: whole seconds (for a `Retry-After` header). */
+  retryAfterSeconds?: number;
+}
+
+/** Options of {@link toErrorResponse}. */
+export interface ToErrorResponseConfig {
+  /** Literal secrets (API keys, gateway keys) to remove from messages, whatever their shape. */
+  secrets?: readonly string[];
+}
+
+const MAX_MESSAGE = 1000;
+const INTERNAL: ErrorResponse = {
+  status: 500,
+  body: { message: 'internal server error', type: 'server_error', code: 'internal_error' },
+};
+
+const respond = (
+  status: number,
+  type: string,
+  code: string,
+  message: string,
+  secrets: readonly string[] | undefined,
+): ErrorResponse => ({
+  status,
+  body: { message: truncate(redactSecrets(message, secrets), MAX_MESSAGE), type, code },
+});
+
+/**
+ * THE mapping of any error to what a client of the three endpoints sees: an HTTP status and the spec's error body
+ * `{message, type, code}`. Every adapter and the `toNdjson` / `toSse` error frames go through it.
+ *
+ * | error                                         | status | type                    | code                                                |
+ * |-----------------------------------------------|--------|-------------------------|-----------------------------------------------------|
+ * | RequestError `invalid_request`                | 400    | `invalid_request_error` | `invalid_request`                                   |
+ * | RequestError `unauthorized`                   | 401    | `authentication_error`  | `unauthorized`                                      |
+ * | RequestError `payload_too_large`              | 413    | `invalid_request_error` | `payload_too_large`                                 |
+ * | RequestError `unsupported_media_type`         | 415    | `invalid_request_error` | `unsupported_media_type`                            |
+ * | UpstreamHttpError with a quota type or code   | 502    | `upstream_error`        | `exceeded_current_quota_error` / `insufficient_quota` |
+ * | UpstreamHttpError 429                         | 429    | `rate_limit_error`      | upstream code, else type, else `upstream_http`      |
+ * | UpstreamHttpError 401 / 403 (our key refused) | 502    | `upstream_error`        | `upstream_auth_failed`                              |
+ * | UpstreamHttpError, any other status           | 502    | `upstream_error`        | upstream code, else type, else `upstream_http`      |
+ * | UpstreamStreamError                           | 502    | `upstream_error`        | upstream code, else type, else `upstream_error`     |
+ * | StreamProtocolError                           | 502    | `upstream_error`        | its code (`stream_incomplete`, `malformed_json`, …) |
+ * | AnswerFailedError                             | 502    | `upstream_error`        | `answer_failed`                                     |
+ * | ToolCallError                                 | 502    | `upstream_error`        | `tool_arguments_invalid`                            |
+ * | NetworkError                                  | 502    | `upstream_error`        | `network`                                           |
+ * | TimeoutError                                  | 504    | `timeout_error`         | `timeout`                                           |
+ * | AbortedError                                  | 499    | `aborted_error`         | `aborted`                                           |
+ * | ShutdownError                                 | 503    | `server_error`          | `shutting_down` (with `Retry-After`)                |
+ * | Nest HttpException 4xx/503 (chatflux/nestjs)  | same   | `invalid_request_error` | from the status: `forbidden`, `not_found`, …        |
+ * | ConfigError, anything else                    | 500    | `server_error`          | `internal_error`                                    |
+ *
+ * 1. Messages pass through `redactSecrets` (`sk-…`, `Bearer …`, `api_key=…`, and every string in `config.secrets`)
+ *    and are capped at 1000 characters. Stacks, causes, snippets and response bodies are never included.
+ * 2. An upstream 401/403 means the gateway's own key was refused: the client cannot fix that, so it is a `502` with
+ *    a fixed message (the provider's text may quote our key).
+ * 3. A `NetworkError` gets a fixed message (the original may name internal hosts and addresses).
+ * 4. A `ConfigError` or a foreign error is a bug on our side: a `500` with a fixed message, nothing of the original.
+ * 5. The provider's `code` is passed on as `code` (else its `type`, e.g. Moonshot's `engine_overloaded_error`, which
+ *    has no code), so a client can tell rate limits and overloads apart; `type` is always one of the table's.
+ * 6. `499` (nginx's "client closed request") is for logs: an aborted request has nobody left to read it.
+ * 7. An adapter may attach the response it decided for a framework's own exception (`PUBLIC_ERROR_RESPONSE`): the
+ *    status, `type` and `code` are kept (a 429 is a `rate_limit_error`, a 503 a `server_error`), the message is
+ *    redacted and capped as any other.
+ *
+ * ## Example
+ * ```ts
+ * const { status, body, retryAfterSeconds } = toErrorResponse(error, { secrets: [apiKey] });
+ * if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
+ * res.status(status).json({ error: body });
+ * ```
+ *
+ * @param error - Anything caught or received as an error notification.
+ * @param config - Secrets to redact.
+ * @returns The status and the public body (and the retry hint for a `429`).
+ */
+export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = {}): ErrorResponse {
+  const { secrets } = config;
+  const mapped = publicErrorResponseOf(error);
+  if (mapped !== undefined) return respond(mapped.status, mapped.type, mapped.code, String((error as Error).message), secrets);
+  if (isRequestError(error)) {
+    switch (error.code) {
+      case 'unauthorized':
+        return respond(401, 'authentication_error', error.code, error.message, secrets);
+      case 'payload_too_large':
+        return respond(413, 'invalid_request_error', error.code, error.message, secrets);
+      case 'unsupported_media_type':
+        return respond(415, 'invalid_request_error', error.code, error.message, secrets);
+      default:
+        return respond(400, 'invalid_request_error', 'invalid_request', error.message, secrets);
+    }
+  }
+  if (isUpstreamHttpError(error)) {
+    const code = error.upstreamCode ?? error.upstreamType ?? error.code;
+    if (isNamedUpstreamError(error, DEFAULT_RETRY_POLICY.neverUpstreamTypes)) {
+      // The gateway's account is out of quota: no wait on the client's side refills it, so no 429 inviting a retry.
+      return respond(502, 'upstream_error', code, error.message, secrets);
+    }
+    if (error.status === 429) {
+      const out = respond(429, 'rate_limit_error', code, error.message, secrets);
+      if (error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs) && error.retryAfterMs >= 0) {
+        out.retryAfterSeconds = Math.ceil(error.retryAfterMs / 1000);
+      }
+      return out;
+    }
+    if (error.status === 401 || error.status === 403) {
+      return respond(
+        502,
+        'upstream_error',
+        'upstream_auth_failed',
+        `the upstream provider refused the gateway's credentials (HTTP ${error.status})`,
+        secrets,
+      );
+    }
+    return respond(502, 'upstream_error', code, error.message, secrets);
+  }
+  if (isUpstreamStreamError(error)) {
+    return respond(
+      502,
+      'upstream_error',
+      error.upstreamCode ?? error.upstreamType ?? error.code,
+      error.message,
+      secrets,
+    );
+  }
+  if (isStreamProtocolError(error) || isAnswerFailedError(error) || isToolCallError(error)) {
+    return respond(502, 'upstream_error', error.code, error.message, secrets);
+  }
+  if (isNetworkError(error))
+    return respond(502, 'upstream_error', error.code, 'the upstream provider could not be reached', secrets);
+  if (isTimeoutError(error)) return respond(504, 'timeout_error', error.code, error.message, secrets);
+  if (isAbortedError(error)) return respond(499, 'aborted_error', error.code, error.message, secrets);
+  if (isShutdownError(error)) {
+    const out = respond(503, 'server_error', error.code, error.message, secrets);
+    out.retryAfterSeconds = error.retryAfterSeconds;
+    return out;
+  }
+  return { status: INTERNAL.status, body: { ...INTERNAL.body } };
+}

@@ -1,0 +1,208 @@
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChunkChoice,
+  CompletionChoice,
+  ToolCall,
+  Usage,
+} from '../core/schemas/upstream.js';
+import { createToolCallTracker, type TrackedToolCall } from './createToolCallTracker.js';
+import { copyExtraFields } from './copyExtraFields.js';
+import { createLogprobsAccumulator, type LogprobsAccumulator } from './createLogprobsAccumulator.js';
+import { frozenCopy } from './frozenCopy.js';
+
+/** The pure core of `accumulateDeltas`: one frozen `chat.completion` snapshot per chunk. */
+export interface DeltaAccumulator {
+  /** Folds `chunk` into the state and returns the new snapshot (deeply frozen; earlier snapshots never change). */
+  push(chunk: ChatCompletionChunk): ChatCompletion;
+}
+
+type Json = Record<string, unknown>;
+
+const CHUNK_KEYS = new Set(['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', 'usage']);
+const CHOICE_KEYS = new Set(['index', 'delta', 'finish_reason', 'logprobs']);
+const DELTA_KEYS = new Set(['role', 'content', 'reasoning_content', 'refusal', 'tool_calls']);
+const EMPTY_CHOICES: readonly CompletionChoice[] = Object.freeze([]);
+
+interface ChoiceState {
+  readonly index: number;
+  role: string;
+  content: string | null;
+  reasoning: string | undefined;
+  refusal: string | undefined;
+  finishReason: string | null;
+  toolCalls: readonly ToolCall[] | undefined;
+  /** The same calls in a mutable array, never emitted: copying a frozen array (`slice`) is ~8× slower in V8. */
+  toolCallList: ToolCall[] | undefined;
+  logprobs: LogprobsAccumulator | undefined;
+  logprobsView: unknown;
+  messageExtras: Json | undefined;
+  extras: Json | undefined;
+  snapshot: CompletionChoice | undefined;
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+function toolCallOf(call: TrackedToolCall): ToolCall {
+  return Object.freeze({
+    id: call.id ?? '',
+    type: call.type ?? 'function',
+    function: Object.freeze({ name: call.name, arguments: call.arguments }),
+  });
+}
+
+/**
+ * Creates a {@link DeltaAccumulator}. Work per chunk is O(size of the chunk + number of choices + number of tool calls
+ * of the choices it touches): strings grow with `+=`, unchanged choices and tool calls are shared (by reference)
+ * with the previous snapshot, and nothing accumulated so far is copied.
+ */
+export function createDeltaAccumulator(): DeltaAccumulator {
+  const tracker = createToolCallTracker();
+  const states = new Map<number, ChoiceState>();
+  const ordered: ChoiceState[] = []; // sorted by index
+  let choices: readonly CompletionChoice[] = EMPTY_CHOICES;
+  let id = '';
+  let created = 0;
+  let model = '';
+  let fingerprint: string | undefined;
+  let usage: Usage | undefined;
+  let extras: Json | undefined;
+
+  const stateOf = (index: number): ChoiceState => {
+    let state = states.get(index);
+    if (state !== undefined) return state;
+    state = {
+      index,
+      role: 'assistant',
+      content: null,
+      reasoning: undefined,
+      refusal: undefined,
+      finishReason: null,
+      toolCalls: undefined,
+      toolCallList: undefined,
+      logprobs: undefined,
+      logprobsView: null,
+      messageExtras: undefined,
+      extras: undefined,
+      snapshot: undefined,
+    };
+    states.set(index, state);
+    let at = ordered.length;
+    while (at > 0 && ordered[at - 1]!.index > index) at--;
+    ordered.splice(at, 0, state);
+    return state;
+  };
+
+  /** Folds one choice of a chunk into its state; true if the choice's snapshot must be rebuilt. */
+  const fold = (state: ChoiceState, choice: ChunkChoice): boolean => {
+    let changed = state.snapshot === undefined;
+    if (isText(choice.finish_reason) && choice.finish_reason !== state.finishReason) {
+      state.finishReason = choice.finish_reason;
+      changed = true;
+    }
+    const extras = copyExtraFields(choice, CHOICE_KEYS, state.extras);
+    if (extras !== undefined) {
+      state.extras = extras;
+      changed = true;
+    }
+    const logprobs = choice.logprobs as { content?: unknown; refusal?: unknown } | null | undefined;
+    if (typeof logprobs === 'object' && logprobs !== null) {
+      const accumulated = (state.logprobs ??= createLogprobsAccumulator());
+      accumulated.push(logprobs);
+      state.logprobsView = accumulated.view();
+      changed = true;
+    }
+    const delta = choice.delta;
+    if (delta == null) return changed;
+    if (isText(delta.role) && delta.role !== state.role) {
+      state.role = delta.role;
+      changed = true;
+    }
+    if (isText(delta.content)) {
+      state.content = state.content === null ? delta.content : state.content + delta.content;
+      changed = true;
+    }
+    if (
+      typeof delta.reasoning_content === 'string' &&
+      (delta.reasoning_content !== '' || state.reasoning === undefined)
+    ) {
+      state.reasoning =
+        state.reasoning === undefined ? delta.reasoning_content : state.reasoning + delta.reasoning_content;
+      changed = true;
+    }
+    const refusal = (delta as { refusal?: unknown }).refusal;
+    if (isText(refusal)) {
+      state.refusal = state.refusal === undefined ? refusal : state.refusal + refusal;
+      changed = true;
+    }
+    const fragments = delta.tool_calls;
+    if (fragments != null && fragments.length > 0) {
+      let grown = false;
+      for (let p = 0; p < fragments.length; p++) {
+        const { call, started, changed: grew } = tracker.apply(state.index, fragments[p]!, p, fragments.length);
+        if (!started && !grew) continue;
+        (state.toolCallList ??= [])[call.ordinal] = toolCallOf(call);
+        grown = true;
+      }
+      if (grown) {
+        state.toolCalls = Object.freeze(state.toolCallList!.slice());
+        changed = true;
+      }
+    }
+    const messageExtras = copyExtraFields(delta, DELTA_KEYS, state.messageExtras);
+    if (messageExtras !== undefined) {
+      state.messageExtras = messageExtras;
+      changed = true;
+    }
+    return changed;
+  };
+
+  const snapshotOf = (state: ChoiceState): CompletionChoice => {
+    const message: Json = { role: state.role, content: state.content };
+    if (state.reasoning !== undefined) message.reasoning_content = state.reasoning;
+    if (state.toolCalls !== undefined) message.tool_calls = state.toolCalls;
+    if (state.refusal !== undefined) message.refusal = state.refusal;
+    if (state.messageExtras !== undefined)
+      for (const key of Object.keys(state.messageExtras)) message[key] = state.messageExtras[key];
+    const choice: Json = {
+      index: state.index,
+      message: Object.freeze(message),
+      logprobs: state.logprobsView,
+      finish_reason: state.finishReason,
+    };
+    if (state.extras !== undefined) for (const key of Object.keys(state.extras)) choice[key] = state.extras[key];
+    return Object.freeze(choice) as CompletionChoice;
+  };
+
+  return {
+    push(chunk) {
+      if (isText(chunk.id)) id = chunk.id;
+      if (typeof chunk.created === 'number') created = chunk.created;
+      if (isText(chunk.model)) model = chunk.model;
+      if (isText(chunk.system_fingerprint)) fingerprint = chunk.system_fingerprint;
+      extras = copyExtraFields(chunk, CHUNK_KEYS, extras) ?? extras;
+      let choiceUsage: Usage | undefined;
+      let rebuilt = false;
+      const chunkChoices = chunk.choices ?? [];
+      for (let c = 0; c < chunkChoices.length; c++) {
+        const choice = chunkChoices[c]!;
+        if (choice.usage != null) choiceUsage = choice.usage;
+        const state = stateOf(choice.index ?? c);
+        if (fold(state, choice)) {
+          state.snapshot = snapshotOf(state);
+          rebuilt = true;
+        }
+      }
+      // Latest usage wins, never summed: Moonshot repeats the choice's usage in a final `choices: []` chunk.
+      const chunkUsage = chunk.usage ?? choiceUsage;
+      if (chunkUsage != null) usage = frozenCopy(chunkUsage);
+      if (rebuilt) choices = Object.freeze(ordered.map((state) => state.snapshot!));
+      const snapshot: Json = { id, object: 'chat.completion', created, model };
+      if (fingerprint !== undefined) snapshot.system_fingerprint = fingerprint;
+      snapshot.choices = choices;
+      if (usage !== undefined) snapshot.usage = usage;
+      if (extras !== undefined) for (const key of Object.keys(extras)) snapshot[key] = extras[key];
+      return Object.freeze(snapshot) as ChatCompletion;
+    },
+  };
+}

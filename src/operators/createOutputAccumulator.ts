@@ -1,0 +1,134 @@
+import { AnswerFailedError, StreamProtocolError } from '../core/errors.js';
+import type { AssembledToolCall } from './AssembledToolCall.js';
+import type { ChatCompletionChunk, ToolCall, Usage } from '../core/schemas/upstream.js';
+import { createToolCallAssembler, type ToolCallAssembler } from './createToolCallAssembler.js';
+
+/** What the followed choice says in one chunk. */
+export interface OutputStep {
+  /** New answer text (`''` when none). */
+  readonly content: string;
+  /** New reasoning text (`''` when none). */
+  readonly reasoning: string;
+  /** Tool calls this chunk completed (assembled, wire shape), or `undefined`. */
+  readonly toolCalls: ToolCall[] | undefined;
+}
+
+/** The per-subscription state shared by `toOutputChunks` and `toOutput`. See {@link createOutputAccumulator}. */
+export interface OutputAccumulator {
+  /** Reads one chunk; returns what the followed choice says in it, or `undefined` when it says nothing. */
+  push(chunk: ChatCompletionChunk): OutputStep | undefined;
+  /** At the end of the stream: the tool calls still open (now complete), or `undefined`; throws if no chunk came. */
+  finish(): ToolCall[] | undefined;
+  /** The last non-empty `finish_reason` of the followed choice. */
+  readonly finishReason: string | undefined;
+  /** The last usage seen (top level, or inside the followed choice as Moonshot sends it): counted once. */
+  readonly usage: Usage | undefined;
+  /** The first `id` the stream carried. */
+  readonly id: string | undefined;
+  /** The first `model` the stream carried. */
+  readonly model: string | undefined;
+  /** The first `created` the stream carried. */
+  readonly created: number | undefined;
+}
+
+const FAILED_FINISH_REASONS: ReadonlySet<string> = new Set(['insufficient_system_resource']);
+
+/**
+ * Creates the reduction behind `toOutputChunks` and `toOutput`: it follows one choice of a chunk stream, and keeps
+ * only what the outputs need (the finish reason, usage once, the stream's identity).
+ *
+ * 1. A choice is matched by its `index`, else by its position in `choices` (n > 1: other choices are ignored, and so
+ *    is a top-level usage on their chunks).
+ * 2. Empty `content` / `reasoning_content` deltas, role-only deltas and `delta: {}` say nothing.
+ * 3. `finish_reason` `''` counts as absent; `insufficient_system_resource` throws an {@link AnswerFailedError}.
+ * 4. Tool calls go through the shared assembler, created at the first tool-call fragment (plain text streams never
+ *    pay for it); only complete calls come out, as `{id, type, function: {name, arguments}}`.
+ * 5. O(1) work per chunk besides the assembler; nothing is copied.
+ */
+export function createOutputAccumulator(choice: number): OutputAccumulator {
+  let finishReason: string | undefined;
+  let usage: Usage | undefined;
+  let id: string | undefined;
+  let model: string | undefined;
+  let created: number | undefined;
+  let chunks = 0;
+  let assembler: ToolCallAssembler | undefined;
+
+  const ours = (calls: readonly AssembledToolCall[]): ToolCall[] | undefined => {
+    let out: ToolCall[] | undefined;
+    for (const call of calls) {
+      if (call.choiceIndex !== choice) continue;
+      (out ??= []).push({
+        id: call.id,
+        type: call.type,
+        function: { name: call.function.name, arguments: call.function.arguments },
+      });
+    }
+    return out;
+  };
+
+  return {
+    push(chunk) {
+      chunks += 1;
+      id ??= chunk.id ?? undefined;
+      model ??= chunk.model ?? undefined;
+      created ??= chunk.created ?? undefined;
+      let content = '';
+      let reasoning = '';
+      let hasToolFragments = false;
+      let matched = false;
+      let choiceUsage: Usage | undefined;
+      const { choices } = chunk;
+      for (let position = 0; position < choices.length; position++) {
+        const current = choices[position]!;
+        const delta = current.delta;
+        if (delta?.tool_calls?.length) hasToolFragments = true;
+        if ((current.index ?? position) !== choice) continue;
+        matched = true;
+        if (delta) {
+          if (delta.content) content += delta.content;
+          if (delta.reasoning_content) reasoning += delta.reasoning_content;
+        }
+        if (current.usage) choiceUsage = current.usage;
+        if (current.finish_reason) {
+          finishReason = current.finish_reason;
+          if (FAILED_FINISH_REASONS.has(finishReason)) {
+            throw new AnswerFailedError(
+              finishReason,
+              `the upstream answer failed with finish_reason "${finishReason}"`,
+            );
+          }
+        }
+      }
+      // A top-level usage belongs to us on our choice's chunk or on a usage-only chunk (`choices: []`); on another
+      // choice's chunk it is that choice's (decodeChunk copies Moonshot's per-choice usage up).
+      if (choiceUsage) usage = choiceUsage;
+      else if (chunk.usage && (matched || choices.length === 0)) usage = chunk.usage;
+      if (hasToolFragments) assembler ??= createToolCallAssembler();
+      const toolCalls = assembler ? ours(assembler.push(chunk)) : undefined;
+      return content !== '' || reasoning !== '' || toolCalls !== undefined
+        ? { content, reasoning, toolCalls }
+        : undefined;
+    },
+    finish() {
+      if (chunks === 0)
+        throw new StreamProtocolError('stream_incomplete', 'the upstream stream ended without any chunk');
+      return assembler ? ours(assembler.flush()) : undefined;
+    },
+    get finishReason() {
+      return finishReason;
+    },
+    get usage() {
+      return usage;
+    },
+    get id() {
+      return id;
+    },
+    get model() {
+      return model;
+    },
+    get created() {
+      return created;
+    },
+  };
+}

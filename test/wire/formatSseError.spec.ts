@@ -1,0 +1,25 @@
+import { formatSseError } from '../../src/wire/formatSseError';
+import { SSE_DONE } from '../../src/wire/sseDone';
+
+describe('formatSseError', () => {
+  it('writes event: error with the body as data, then data: [DONE]', () => {
+    expect(formatSseError({ message: 'boom', type: 'upstream_error', code: 'network' })).toBe(
+      'event: error\ndata: {"message":"boom","type":"upstream_error","code":"network"}\n\ndata: [DONE]\n\n',
+    );
+  });
+
+  it('writes only message, type and code, in that order, and escapes line breaks', () => {
+    const body = { code: 'c', type: 't', message: 'two\nlines', extra: 1 } as {
+      message: string;
+      type: string;
+      code: string;
+    };
+    expect(formatSseError(body)).toBe(
+      'event: error\ndata: {"message":"two\\nlines","type":"t","code":"c"}\n\n' + SSE_DONE,
+    );
+  });
+
+  it('SSE_DONE is the spec terminator', () => {
+    expect(SSE_DONE).toBe('data: [DONE]\n\n');
+  });
+});
