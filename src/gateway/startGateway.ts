@@ -8,11 +8,7 @@ import { createChatClient, type ChatClientConfig } from '../client/createChatCli
 import { ShutdownError } from '../core/errors.js';
 import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
 import { createGracefulShutdown } from '../node/createGracefulShutdown.js';
-import { formatNdjsonError } from '../wire/formatNdjsonError.js';
-import { formatSseError } from '../wire/formatSseError.js';
-import { sendJson } from '../node/sendJson.js';
-import { sendNdjson } from '../node/sendNdjson.js';
-import { sendSse } from '../node/sendSse.js';
+import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import type { ErrorBody } from '../core/schemas/index.js';
 import { startEmulator } from '../testing/startEmulator.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
@@ -47,6 +43,9 @@ const SHUTTING_DOWN = 'the gateway is shutting down; retry the request';
 
 /** What `GET /chat/sse` without `q` asks for: the spec's `new EventSource('/chat/sse')` then streams a demo answer. */
 const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Please introduce yourself in a few sentences.' }] };
+
+/** The wire of a chat path's last segment (`sse`, `stream`); anything else answers as JSON does. */
+const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'sse' ? 'sse' : segment === 'stream' ? 'ndjson' : 'json');
 
 /**
  * Starts the gateway: an Express app with the chat endpoints (`chatRouter`), `GET /healthz`, and the demo page at `/`,
@@ -133,8 +132,9 @@ function refuseWhileClosing(req: Request, res: Response): void {
   res.setHeader('Connection', 'close');
   const refusal = throwError(() => new ShutdownError(SHUTTING_DOWN));
   const endpoint = /^\/chat\/(sse|stream)\/?$/i.exec(req.path)?.[1]?.toLowerCase();
-  void (endpoint === 'sse' ? sendSse(res, refusal) : endpoint === 'stream' ? sendNdjson(res, refusal) : sendJson(res, refusal));
+  void CHAT_WIRES[wireOf(endpoint)].send(res, refusal, {});
 }
+
 
 /**
  * Answers a request Node's HTTP parser refused (headers over Node's `maxHeaderSize`, 16 KB by default → 431, anything else malformed → 400)
@@ -153,12 +153,9 @@ function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }
     ? { message: `the request headers are larger than the server accepts (${Math.round(maxHeaderSize / 1024)} KB)`, type: 'invalid_request_error', code: 'headers_too_large' }
     : { message: 'malformed HTTP request', type: 'invalid_request_error', code: 'invalid_request' };
   const endpoint = /^[A-Z]+ \/chat\/(stream|sse)(?:[ ?]|$)/.exec(error.rawPacket?.toString('latin1', 0, 64) ?? '')?.[1];
-  const [type, text] =
-    endpoint === 'sse'
-      ? ['text/event-stream', formatSseError(body)]
-      : endpoint === 'stream'
-        ? ['application/json', formatNdjsonError(body)]
-        : ['application/json', JSON.stringify({ error: body })];
+  const { format } = CHAT_WIRES[wireOf(endpoint)];
+  const type = format.headers['Content-Type'] ?? 'application/json';
+  const text = format.encodeError(body);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );

@@ -1,7 +1,9 @@
-import { formatSseError } from '../../src/wire/formatSseError';
-import { SSE_DONE } from '../../src/wire/sseDone';
+import { SSE_WIRE } from '../../src/wire/SSE_WIRE';
 
-describe('formatSseError', () => {
+const formatSseError = SSE_WIRE.encodeError;
+const SSE_DONE = SSE_WIRE.trailer;
+
+describe('SSE_WIRE.encodeError and trailer', () => {
   it('writes event: error with the body as data, then data: [DONE]', () => {
     expect(formatSseError({ message: 'boom', type: 'upstream_error', code: 'network' })).toBe(
       'event: error\ndata: {"message":"boom","type":"upstream_error","code":"network"}\n\ndata: [DONE]\n\n',
@@ -19,7 +21,7 @@ describe('formatSseError', () => {
     );
   });
 
-  it('SSE_DONE is the spec terminator', () => {
+  it('the trailer is the spec terminator', () => {
     expect(SSE_DONE).toBe('data: [DONE]\n\n');
   });
 });
