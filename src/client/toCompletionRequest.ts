@@ -1,16 +1,24 @@
 import { RequestError } from '../core/errors.js';
 import { ChatCompletionRequest } from '../core/schemas/index.js';
+import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 
 /**
  * Validates a downstream `ChatRequest` (model optional) or a full `ChatCompletionRequest` against the upstream
  * schema, filling in `model` from `defaultModel` when the request has none. Throws a
  * `RequestError('invalid_request')` with zod's issues as `path: message` lines.
+ *
+ * A request the serving core has just validated (`VALIDATED_CHAT_REQUESTS`: a `ChatRequest`, a subset of the upstream
+ * schema) is taken as it is, its model filled in: validated once, not twice.
  */
 export function toCompletionRequest(request: unknown, defaultModel: string | undefined): ChatCompletionRequest {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     throw new RequestError('invalid_request', 'the chat request must be an object with `messages`');
   }
   const candidate = request as Record<string, unknown>;
+  if (VALIDATED_CHAT_REQUESTS.has(request)) {
+    const model = candidate.model ?? defaultModel;
+    if (model !== undefined) return (candidate.model === undefined ? { ...candidate, model } : candidate) as ChatCompletionRequest;
+  }
   const withModel =
     candidate.model === undefined && defaultModel !== undefined ? { ...candidate, model: defaultModel } : candidate;
   const parsed = ChatCompletionRequest.safeParse(withModel);

@@ -1,5 +1,5 @@
-import { RequestError } from './errors.js';
 import { ChatRequest } from './schemas/index.js';
+import { toInvalidRequestError } from './toInvalidRequestError.js';
 
 /**
  * Validates a downstream request body with the zod {@link ChatRequest} schema and fills the default model.
@@ -11,11 +11,7 @@ import { ChatRequest } from './schemas/index.js';
  */
 export function parseChatRequest(body: unknown, defaultModel?: string): ChatRequest {
   const parsed = ChatRequest.safeParse(body);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    const shown = issues.slice(0, 5).join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
-    throw new RequestError('invalid_request', `invalid request body: ${shown}`, { issues });
-  }
+  if (!parsed.success) throw toInvalidRequestError(parsed.error);
   const request = parsed.data;
   return request.model === undefined && defaultModel !== undefined ? { ...request, model: defaultModel } : request;
 }

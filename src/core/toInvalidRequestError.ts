@@ -1,0 +1,16 @@
+import type { z } from 'zod';
+import { RequestError } from './errors.js';
+
+/**
+ * The one wording of a request body that fails its zod schema, for `parseChatRequest` (the endpoints) and NestJS's
+ * `ZodValidationPipe`: a `RequestError('invalid_request')` (400) whose message lists the first five issues as
+ * `path: message` (`(body)` for the body itself), then how many more, and whose `issues` hold them all.
+ *
+ * @param error - zod's error.
+ * @returns The request error to throw.
+ */
+export function toInvalidRequestError(error: z.ZodError): RequestError {
+  const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
+  const shown = issues.slice(0, 5).join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
+  return new RequestError('invalid_request', `invalid request body: ${shown}`, { issues });
+}
