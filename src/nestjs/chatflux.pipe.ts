@@ -1,6 +1,7 @@
 import type { PipeTransform } from '@nestjs/common';
 import type { z } from 'zod';
-import { RequestError } from '../core/errors.js';
+import type { RequestError } from '../core/errors.js';
+import { toInvalidRequestError } from '../core/toInvalidRequestError.js';
 
 /**
  * A Nest pipe validating a value (usually `@Body()`) with a zod schema; a failure is a chatflux
@@ -22,9 +23,7 @@ export class ZodValidationPipe<Schema extends z.ZodType> implements PipeTransfor
   transform(value: unknown): z.output<Schema> {
     const result = this.schema.safeParse(value);
     if (result.success) return result.data;
-    // Worded as the Express router's `parseChatRequest`: the first five issues, then a count.
-    const issues = result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    const shown = issues.slice(0, 5).join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
-    throw new RequestError('invalid_request', `invalid request body: ${shown}`, { issues });
+    const refusal: RequestError = toInvalidRequestError(result.error); // worded as the Express router's `parseChatRequest`
+    throw refusal;
   }
 }

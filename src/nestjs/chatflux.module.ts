@@ -5,50 +5,24 @@ import {
   type DynamicModule,
   type OnApplicationShutdown,
   type OnModuleInit,
-  type Provider,
   type Type,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { createChatClient, type ChatClient } from '../client/createChatClient.js';
-import { answerBodyParserErrors } from './answerBodyParserErrors.js';
-import { CHATFLUX_CLIENT } from './CHATFLUX_CLIENT.js';
-import { CHATFLUX_MODULE_CONFIG } from './CHATFLUX_MODULE_CONFIG.js';
-import type { ChatfluxModuleAsyncConfig } from './ChatfluxModuleAsyncConfig.js';
-import type { ChatfluxModuleConfig, ChatfluxRoutesConfig } from './ChatfluxModuleConfig.js';
-import { ChatfluxShutdown } from './ChatfluxShutdown.js';
-import { createChatController } from './createChatController.js';
-
-const isClient = (value: ChatfluxModuleConfig['client']): value is ChatClient => typeof (value as Partial<ChatClient>).sse === 'function';
-
-/** Clients this module created (and so closes), as opposed to clients a user passed in. */
-const owned = new WeakSet<ChatClient>();
-
-const providers: Provider[] = [
-  {
-    provide: CHATFLUX_CLIENT,
-    useFactory: (config: ChatfluxModuleConfig): ChatClient => {
-      if (isClient(config.client)) return config.client;
-      const created = createChatClient(config.client);
-      owned.add(created);
-      return created;
-    },
-    inject: [CHATFLUX_MODULE_CONFIG],
-  },
-  {
-    provide: ChatfluxShutdown,
-    useFactory: (config: ChatfluxModuleConfig) => new ChatfluxShutdown(config.shutdownGraceMs ?? 10_000, config.signal),
-    inject: [CHATFLUX_MODULE_CONFIG],
-  },
-];
-const exported = [CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG, ChatfluxShutdown];
+import type { ChatClient } from '../client/createChatClient.js';
+import { CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG } from './chatflux.constants.js';
+import { createChatController } from './chatflux.controller.js';
+import { answerBodyParserErrors } from './chatflux.filter.js';
+import type { ChatfluxModuleAsyncConfig, ChatfluxModuleConfig, ChatfluxRoutesConfig } from './chatflux.interfaces.js';
+import { CHATFLUX_EXPORTS, CHATFLUX_PROVIDERS, OWNED_CLIENTS } from './chatflux.providers.js';
+import { ChatfluxShutdown } from './chatflux.shutdown.js';
 
 const controllersFor = (routes: ChatfluxRoutesConfig | undefined): Array<Type<unknown>> =>
   routes === undefined || routes === false ? [] : [createChatController(routes === true ? '' : (routes.prefix ?? ''))];
 
 /**
  * The chatflux module: an injectable chat client (token {@link CHATFLUX_CLIENT}), and optionally a controller serving
- * `POST /chat/json`, `/chat/stream` and `/chat/sse` exactly as the Express router does (same writers, hence the same
- * bytes, statuses, headers, heartbeats, backpressure, disconnect).
+ * `POST /chat/json`, `/chat/stream` and `/chat/sse` exactly as the Express router does (the same serving core and
+ * writers, hence the same bytes, statuses, headers, heartbeats, backpressure, disconnect).
  *
  * 1. `forRoot(config)` takes the config as a value; `forRootAsync({ useFactory, inject, imports })` builds it
  *    through DI.
@@ -89,9 +63,9 @@ export class ChatfluxModule implements OnModuleInit, BeforeApplicationShutdown, 
     return {
       module: ChatfluxModule,
       global: config.global ?? false,
-      providers: [{ provide: CHATFLUX_MODULE_CONFIG, useValue: config }, ...providers],
+      providers: [{ provide: CHATFLUX_MODULE_CONFIG, useValue: config }, ...CHATFLUX_PROVIDERS],
       controllers: controllersFor(config.routes),
-      exports: exported,
+      exports: CHATFLUX_EXPORTS,
     };
   }
 
@@ -106,9 +80,9 @@ export class ChatfluxModule implements OnModuleInit, BeforeApplicationShutdown, 
       module: ChatfluxModule,
       global: config.global ?? false,
       imports: config.imports ?? [],
-      providers: [{ provide: CHATFLUX_MODULE_CONFIG, useFactory: config.useFactory, inject: config.inject ?? [] }, ...providers],
+      providers: [{ provide: CHATFLUX_MODULE_CONFIG, useFactory: config.useFactory, inject: config.inject ?? [] }, ...CHATFLUX_PROVIDERS],
       controllers: controllersFor(config.routes),
-      exports: exported,
+      exports: CHATFLUX_EXPORTS,
     };
   }
 
@@ -124,6 +98,6 @@ export class ChatfluxModule implements OnModuleInit, BeforeApplicationShutdown, 
 
   /** Closes the client, if the module created it, once the HTTP server has closed. */
   async onApplicationShutdown(): Promise<void> {
-    if (owned.has(this.client)) await this.client.close(1000); // its pool closes gracefully: 1 s for what is left
+    if (OWNED_CLIENTS.has(this.client)) await this.client.close(1000); // its pool closes gracefully: 1 s for what is left
   }
 }
