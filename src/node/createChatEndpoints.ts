@@ -1,7 +1,8 @@
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bytes from 'bytes';
 import typeIs from 'type-is';
-import { defer, switchMap } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { RequestError, ShutdownError } from '../core/errors.js';
@@ -122,10 +123,11 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const bodyLimit = config.bodyLimit ?? '1mb';
   const queryLimit = config.queryLimit ?? 8192;
   const secrets = [...keys, ...(config.secrets ?? [])];
-  const signal =
-    shutdown === undefined || config.signal === undefined
-      ? (shutdown?.signal ?? config.signal)
-      : AbortSignal.any([shutdown.signal, config.signal]);
+  let signal = shutdown?.signal ?? config.signal;
+  if (shutdown !== undefined && config.signal !== undefined) {
+    signal = AbortSignal.any([shutdown.signal, config.signal]);
+    setMaxListeners(0, signal); // one `abort` listener per response in flight
+  }
   const writeConfig: WriteResponseConfig = {
     secrets,
     ...(signal === undefined ? {} : { signal }),
@@ -142,16 +144,19 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     if (draining) res.setHeader('Connection', 'close');
     let model: string | undefined;
     let usage: Usage | undefined;
-    const source = defer(async () => {
-      if (draining) throw new ShutdownError();
-      return read();
-    }).pipe(
-      switchMap((request) => {
+    // The checks, then the client's answer subscribed with the writer's own subscriber: no operator between the
+    // client and the writer, so each chunk costs what it costs without the core.
+    const source = new Observable<unknown>((subscriber) => {
+      const answer = async (): Promise<void> => {
+        if (draining) throw new ShutdownError();
+        const request = await read();
+        if (subscriber.closed) return;
         model = request.model ?? client.model;
         VALIDATED_CHAT_REQUESTS.add(request);
-        return call(client, request, { demand });
-      }),
-    );
+        call(client, request, { demand }).subscribe(subscriber);
+      };
+      answer().catch((error: unknown) => subscriber.error(error));
+    });
     const onValue = log === undefined ? undefined : (value: unknown) => void (usage = usageOf(value) ?? usage);
     const written = send(res, source, { ...writeConfig, demand, ...(onValue === undefined ? {} : { onValue }) });
     if (log !== undefined) {
