@@ -6,6 +6,8 @@
  * @packageDocumentation
  */
 export * from './operators/index.js';
+export { deltaContent } from './operators/deltaContent.js';
+export { deltaReasoning } from './operators/deltaReasoning.js';
 export { fromBody, type FromBodyConfig } from './source/fromBody.js';
 export type { BodySource } from './source/createBodyReader.js';
 export { requestCompletion, type RequestCompletionConfig } from './source/requestCompletion.js';

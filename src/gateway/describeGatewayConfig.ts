@@ -18,6 +18,7 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `max retries:  ${config.maxRetries ?? '(default)'}`,
     `timeouts:     first chunk ${config.firstChunkTimeoutMs ?? '(default)'} ms, idle ${config.idleTimeoutMs ?? '(default)'} ms`,
     `heartbeat:    ${config.heartbeatMs === 0 ? 'off' : `${config.heartbeatMs} ms`}`,
+    `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
   ];
   if (config.gatewayKeys.length === 0) lines.push('WARNING: CHATFLUX_GATEWAY_KEYS is not set: the chat endpoints are open to anyone who can reach them.');
   return lines;

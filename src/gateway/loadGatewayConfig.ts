@@ -27,6 +27,8 @@ export interface GatewayConfig {
   idleTimeoutMs?: number;
   /** `CHATFLUX_HEARTBEAT_MS`: SSE `: ping` after this much silence (`0` disables), default 15000. */
   heartbeatMs: number;
+  /** `CHATFLUX_REQUIRE_DONE=true`: only `data: [DONE]` ends an upstream answer (default: an EOF after every `finish_reason` does too). */
+  requireDone?: boolean;
 }
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', 'moonshot', 'moonshot-cn', 'deepseek', 'openai-compatible'];
@@ -39,6 +41,13 @@ const integer = (env: Record<string, string | undefined>, name: string, min: num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}: fix or unset it.`);
   }
   return value;
+};
+const flag = (env: Record<string, string | undefined>, name: string): boolean | undefined => {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false (or 1 / 0), got ${JSON.stringify(env[name])}: fix or unset it.`);
 };
 const text = (env: Record<string, string | undefined>, name: string): string | undefined => {
   const raw = env[name]?.trim();
@@ -80,6 +89,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   const maxRetries = integer(env, 'CHATFLUX_MAX_RETRIES', 0, 10);
   const firstChunkTimeoutMs = integer(env, 'CHATFLUX_FIRST_CHUNK_TIMEOUT_MS', 1, 86_400_000);
   const idleTimeoutMs = integer(env, 'CHATFLUX_IDLE_TIMEOUT_MS', 1, 86_400_000);
+  const requireDone = flag(env, 'CHATFLUX_REQUIRE_DONE');
+  if (requireDone !== undefined) config.requireDone = requireDone;
   if (baseUrl !== undefined) config.baseUrl = baseUrl;
   if (apiKey !== undefined) config.apiKey = apiKey;
   if (model !== undefined) config.model = model;

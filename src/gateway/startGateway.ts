@@ -64,6 +64,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
   if (config.model !== undefined) clientConfig.model = config.model;
   if (config.maxRetries !== undefined) clientConfig.retry = config.maxRetries;
+  if (config.requireDone !== undefined) clientConfig.requireDone = config.requireDone;
   clientConfig.timeouts = {};
   if (config.firstChunkTimeoutMs !== undefined) clientConfig.timeouts.firstChunk = config.firstChunkTimeoutMs;
   if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;

@@ -65,14 +65,22 @@ export const ChatRequest = z.object({
 });
 export type ChatRequest = z.infer<typeof ChatRequest>;
 
-/** The assistant message of the contract. `reasoning_content` and `tool_calls` are optional extensions. */
+/** The assistant message of the contract. `reasoning_content`, `refusal` and `tool_calls` are optional extensions. */
 export const OutputMessage = z.object({
   /** Always `assistant`. */
   role: z.literal('assistant'),
   /** The text: all of it in `/chat/json`, this chunk's piece in a stream (`''` when there is none). */
   content: z.string(),
-  /** Extension: the reasoning (reasoning models). */
+  /**
+   * Extension: the reasoning (reasoning models), whatever field the provider used (`reasoning_content`,
+   * `reasoning`, Mistral's `thinking` parts).
+   */
   reasoning_content: z.string().optional(),
+  /**
+   * Extension: the model's refusal (OpenAI `refusal`), sent instead of content — so a refused request never looks
+   * like an empty answer.
+   */
+  refusal: z.string().optional(),
   /** Extension: complete tool calls, ids verbatim (never fragments). */
   tool_calls: z.array(ToolCall).optional(),
 });
@@ -94,6 +102,11 @@ export const LlmClientOutput = z.object({
   finish_reason: z.string().optional(),
   /** Extension: token usage, counted once. */
   usage: Usage.optional(),
+  /**
+   * Extension: `true` when the request asked for usage (`stream_options.include_usage`) and the stream ended without
+   * `[DONE]`, after every `finish_reason` but before any usage came: the answer is complete, its usage unknown.
+   */
+  usage_missing: z.boolean().optional(),
 });
 export type LlmClientOutput = z.infer<typeof LlmClientOutput>;
 
@@ -109,6 +122,8 @@ export const LlmClientOutputChunk = z.object({
   finish_reason: z.string().optional(),
   /** Extension, on the last chunk: token usage. */
   usage: Usage.optional(),
+  /** Extension, on the last chunk: `true` when usage was asked for and never came (see `LlmClientOutput`). */
+  usage_missing: z.boolean().optional(),
 });
 export type LlmClientOutputChunk = z.infer<typeof LlmClientOutputChunk>;
 

@@ -57,14 +57,31 @@ export const ToolCallDelta = z.looseObject({
 });
 export type ToolCallDelta = z.infer<typeof ToolCallDelta>;
 
+/**
+ * One part of a content array (`{type: 'text', text}`, `{type: 'image_url', image_url}`, Mistral's
+ * `{type: 'thinking', thinking: [{type: 'text', text}]}`, …). Only `type` is checked; the rest is kept as sent.
+ */
+export const ContentPart = z.looseObject({
+  /** The part's type (`text`, `image_url`, `thinking`, …). */
+  type: z.string(),
+});
+export type ContentPart = z.infer<typeof ContentPart>;
+
 /** What a streamed choice adds to the message. */
 export const ChunkDelta = z.looseObject({
   /** `assistant`, usually only on the first chunk. */
   role: z.string().nullish(),
-  /** The next piece of the answer's text. */
-  content: z.string().nullish(),
-  /** The next piece of the reasoning (DeepSeek reasoner, Kimi thinking models). */
+  /**
+   * The next piece of the answer's text — or, from Mistral's thinking models, an array of parts: `text` parts are
+   * text, `thinking` parts reasoning (the operators read both; see `deltaContent` / `deltaReasoning`).
+   */
+  content: z.union([z.string(), z.array(ContentPart)]).nullish(),
+  /** The next piece of the reasoning (DeepSeek reasoner, Kimi thinking models, Qwen, xAI). */
   reasoning_content: z.string().nullish(),
+  /** The next piece of the reasoning, as OpenRouter, Groq, vLLM and the Vercel AI gateway name it. */
+  reasoning: z.string().nullish(),
+  /** The next piece of a refusal (OpenAI), sent instead of content. */
+  refusal: z.string().nullish(),
   /** Fragments of tool calls. */
   tool_calls: z.array(ToolCallDelta).nullish(),
 });
@@ -101,6 +118,13 @@ export const ChatCompletionChunk = z.looseObject({
   choices: z.array(ChunkChoice).default([]),
   /** Token usage, on the last chunk (with `stream_options.include_usage`). */
   usage: Usage.nullish(),
+  /** Groq's extension: its request id and, on the last chunk, the usage (`x_groq.usage`), sometimes only there. */
+  x_groq: z
+    .looseObject({
+      /** The usage, when Groq reports it here. */
+      usage: Usage.nullish(),
+    })
+    .nullish(),
 });
 export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunk>;
 
@@ -184,15 +208,7 @@ export const ToolDefinition = z.looseObject({
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 
 /** A message's content: its text, or OpenAI-style content parts (`{type: 'text' | 'image_url', …}`). */
-export const MessageContent = z.union([
-  z.string(),
-  z.array(
-    z.looseObject({
-      /** The part's type (`text`, `image_url`, …). */
-      type: z.string(),
-    }),
-  ),
-]);
+export const MessageContent = z.union([z.string(), z.array(ContentPart)]);
 export type MessageContent = z.infer<typeof MessageContent>;
 
 /** A message of the conversation sent upstream. */
