@@ -11,6 +11,8 @@ import type { WriteOutcome } from '../node/WriteOutcome.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { createDemandGate, type DemandGate } from '../core/createDemandGate.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
+import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
+import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { toRequestError } from '../node/toRequestError.js';
 
 /** The three endpoints. */
@@ -69,6 +71,8 @@ export interface ChatRouterConfig {
   secrets?: readonly string[];
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
   signal?: AbortSignal;
+  /** What clients may ask for: allowed models, caps on `max_tokens` / `max_completion_tokens` and `n`, fields to strip (default: everything, forwarded intact). */
+  requestPolicy?: RequestPolicyConfig;
 }
 
 const isClient = (value: ChatClient | ChatClientConfig): value is ChatClient => typeof (value as Partial<ChatClient>).sse === 'function';
@@ -86,7 +90,8 @@ const JSON_TYPE = 'application/json';
  *
  * 1. Keys (when configured): `Authorization: Bearer <key>`, compared in constant time; else 401.
  * 2. `Content-Type: application/json` (else 415); body up to `bodyLimit` (else 413); valid JSON matching the
- *    `ChatRequest` schema (else 400 with the issues). Every refusal is written in the endpoint's error format.
+ *    `ChatRequest` schema (else 400 with the issues) and the `requestPolicy`. Every refusal is written in the
+ *    endpoint's error format. Every field of a valid request reaches the client, and so the provider, as sent.
  * 3. Each request gets its own demand gate, passed to both the client and the writer (backpressure), and is served by
  *    `sendJson` / `sendNdjson` / `sendSse` (lazy commit, in-band errors, disconnect aborts upstream, heartbeats).
  * 4. `log` receives one entry per request: endpoint, status, time to first chunk, duration, usage.
@@ -107,6 +112,7 @@ export function chatRouter(config: ChatRouterConfig): Router {
   const bodyLimit = config.bodyLimit ?? '1mb';
   const queryLimit = config.queryLimit ?? 8192;
   const secrets = [...keys, ...(config.secrets ?? [])];
+  const policy = config.requestPolicy === undefined ? undefined : checkRequestPolicy(config.requestPolicy);
   const router = express.Router();
 
   const call = (endpoint: ChatEndpoint, request: ChatRequest, demand: DemandGate): Observable<unknown> =>
@@ -180,7 +186,7 @@ export function chatRouter(config: ChatRouterConfig): Router {
       refuse(endpoint, req, res, refusal);
     };
     router.post(endpoint, authorize, requireJson, express.json({ limit: bodyLimit, type: JSON_TYPE }), bodyErrors, (req: Request, res: Response) =>
-      serve(endpoint, req, res, () => parseChatRequest(req.body, config.model)),
+      serve(endpoint, req, res, () => parseChatRequest(req.body, config.model, policy)),
     );
   }
 
@@ -188,15 +194,15 @@ export function chatRouter(config: ChatRouterConfig): Router {
     if (keys.length > 0 && !matchesBearerKey(req.get('authorization'), keys)) {
       return refuse('/chat/sse', req, res, new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)'));
     }
-    serve('/chat/sse', req, res, () => readQuery(req.query['q'], queryLimit, config.demoRequest, config.model));
+    serve('/chat/sse', req, res, () => readQuery(req.query['q'], queryLimit, config.demoRequest, config.model, policy));
   });
   return router;
 }
 
 /** The request of `GET /chat/sse`: the JSON in `q`, or the demo request when there is no `q`. */
-function readQuery(q: unknown, limit: number, demo: ChatRequest | undefined, model: string | undefined): ChatRequest {
+function readQuery(q: unknown, limit: number, demo: ChatRequest | undefined, model: string | undefined, policy: RequestPolicyConfig | undefined): ChatRequest {
   if (q === undefined) {
-    if (demo !== undefined) return parseChatRequest(demo, model);
+    if (demo !== undefined) return parseChatRequest(demo, model, policy);
     throw new RequestError('invalid_request', 'GET /chat/sse needs the request as URL-encoded JSON in the `q` query parameter');
   }
   if (typeof q !== 'string') throw new RequestError('invalid_request', 'give the `q` query parameter once, as URL-encoded JSON');
@@ -207,5 +213,5 @@ function readQuery(q: unknown, limit: number, demo: ChatRequest | undefined, mod
   } catch (error) {
     throw new RequestError('invalid_request', 'the `q` query parameter is not valid JSON', { cause: error });
   }
-  return parseChatRequest(body, model);
+  return parseChatRequest(body, model, policy);
 }

@@ -92,6 +92,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,
       log,
+      ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
     }),
   );
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));

@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { createChatClient, type ChatClient } from '../client/createChatClient.js';
+import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { answerBodyParserErrors } from './answerBodyParserErrors.js';
 import { CHATFLUX_CLIENT } from './CHATFLUX_CLIENT.js';
 import { CHATFLUX_MODULE_CONFIG } from './CHATFLUX_MODULE_CONFIG.js';
@@ -27,6 +28,7 @@ const providers: Provider[] = [
   {
     provide: CHATFLUX_CLIENT,
     useFactory: (config: ChatfluxModuleConfig): ChatClient => {
+      if (config.requestPolicy !== undefined) checkRequestPolicy(config.requestPolicy); // a wrong policy fails at start
       if (isClient(config.client)) return config.client;
       const created = createChatClient(config.client);
       owned.add(created);

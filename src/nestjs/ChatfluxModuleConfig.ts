@@ -1,4 +1,5 @@
 import type { ChatClient, ChatClientConfig } from '../client/createChatClient.js';
+import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 
 /**
  * Where the built-in controller serves `POST {prefix}/chat/json`, `{prefix}/chat/stream` and `{prefix}/chat/sse`.
@@ -51,4 +52,6 @@ export interface ChatfluxModuleConfig {
   shutdownGraceMs?: number;
   /** Make `CHATFLUX_CLIENT` injectable in every module without importing `ChatfluxModule` again (default false). */
   global?: boolean;
+  /** The built-in controller: what clients may ask for (allowed models, caps, fields to strip); default everything. */
+  requestPolicy?: RequestPolicyConfig;
 }

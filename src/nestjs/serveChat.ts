@@ -89,7 +89,7 @@ export function serveChat(
   };
   const output: Observable<unknown> = defer(read).pipe(
     switchMap((body) => {
-      const chat = parseChatRequest(body, config.model);
+      const chat = parseChatRequest(body, config.model, config.requestPolicy);
       if (format === 'json') return client.json(chat, { demand });
       return format === 'ndjson' ? client.stream(chat, { demand }) : client.sse(chat, { demand });
     }),

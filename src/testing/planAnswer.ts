@@ -139,7 +139,7 @@ const argumentValue = (schema: Record<string, unknown>, topic: string, rng: Seed
  * 3. With `tools` and a `tool_choice` other than `none`, the model calls every tool whose name the last user
  *    message mentions (else the first tool; a forced tool by name), with arguments built from its JSON schema and
  *    the message. With `auto`, it answers in text once the last message is a tool result.
- * 4. `max_tokens` below the length cuts the answer with `finish_reason: "length"`.
+ * 4. `max_tokens` (or `max_completion_tokens`) below the length cuts the answer with `finish_reason: "length"`.
  * 5. `n` > 1 gives interleaved choices for `openai` and `moonshot-v1-*` models; DeepSeek and newer Kimi models
  *    answer with one choice.
  *
@@ -200,12 +200,15 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
   // n > 1: OpenAI and the old moonshot-v1 models; DeepSeek and newer Kimi models answer once.
   const single = dialect === 'deepseek' || (dialect === 'moonshot' && !model.startsWith('moonshot-v1'));
   const n = single ? 1 : (request.n ?? 1);
+  // max_completion_tokens (OpenAI's newer name) counts like max_tokens; the smaller one wins.
+  const limits = [request.max_tokens, request.max_completion_tokens].filter((v): v is number => typeof v === 'number');
+  const limit = limits.length === 0 ? undefined : Math.min(...limits);
   const choices: PlannedChoice[] = [];
   for (let index = 0; index < n; index++) {
     const choiceSeed = hashString(`choice:${index}`, hash);
     const length = config.tokens ?? 16 + createSeededRandom(choiceSeed).int(16);
-    const capped = request.max_tokens !== undefined && request.max_tokens < length;
-    const total = capped ? (request.max_tokens as number) : length;
+    const capped = limit !== undefined && limit < length;
+    const total = capped ? limit : length;
     const toolCalls = called.map((f, k): PlannedToolCall => {
       const argRng = createSeededRandom(hashString(`tool:${k}`, choiceSeed));
       const properties = ((f.parameters as { properties?: Record<string, Record<string, unknown>> } | undefined)

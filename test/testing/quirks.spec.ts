@@ -12,7 +12,7 @@ import { dataOf, rawPost } from './helpers/rawPost';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const body = (model: string) => ({ model, stream: true, messages: [{ role: 'user', content: '你好，quirks' }] });
+const body = (model: string) => ({ model, stream: true, messages: [{ role: 'user' as const, content: '你好，quirks' }] });
 
 describe('emulator provider quirks', () => {
   let emulator: Emulator;
