@@ -12,7 +12,10 @@ export interface TranscriptConfig {
   model?: string;
   /** Like `stream_options.include_usage` (default false). */
   includeUsage?: boolean;
-  /** End with `data: [DONE]` (default true); false gives a cut stream. */
+  /**
+   * End with `data: [DONE]` (default true). `false` leaves it out: a stream that then closes after its finishing chunk
+   * is a complete answer (`decodeChunk`'s rule); drop the finishing frame too for a cut one.
+   */
   done?: boolean;
   /** `id` of every chunk (default `'chatcmpl-test'`). */
   id?: string;
