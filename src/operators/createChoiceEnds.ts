@@ -12,25 +12,31 @@ export interface ChoiceEnds {
  * no allocation once a choice is known.
  */
 export function createChoiceEnds(): ChoiceEnds {
-  const finished = new Map<number, boolean>();
+  // Small indexes (every real stream) live in an array; anything else in a map.
+  const small: Array<boolean | undefined> = [];
+  const large = new Map<number, boolean>();
+  let started = 0;
   let open = 0;
   return {
     note(choices) {
       for (let position = 0; position < choices.length; position++) {
         const choice = choices[position] as { index?: unknown; finish_reason?: unknown } | null;
         if (typeof choice !== 'object' || choice === null) continue;
-        const index = Number.isSafeInteger(choice.index) ? (choice.index as number) : position;
-        const done = finished.get(index);
+        const raw = choice.index;
+        const index = typeof raw === 'number' && Number.isSafeInteger(raw) ? raw : position;
+        const inArray = index >= 0 && index < 256;
+        const done = inArray ? small[index] : large.get(index);
+        if (done === true) continue;
         const ends = typeof choice.finish_reason === 'string' && choice.finish_reason !== '';
         if (done === undefined) {
-          finished.set(index, ends);
+          started++;
           if (!ends) open++;
-        } else if (!done && ends) {
-          finished.set(index, true);
-          open--;
-        }
+        } else if (!ends) continue;
+        else open--;
+        if (inArray) small[index] = ends;
+        else large.set(index, ends);
       }
     },
-    allFinished: () => finished.size > 0 && open === 0,
+    allFinished: () => started > 0 && open === 0,
   };
 }

@@ -21,29 +21,21 @@ export interface ChunkIdentity {
  * llama.cpp) change `created`, and some even `id`, mid-stream.
  */
 export function createChunkIdentity(): ChunkIdentity {
-  let id: string | undefined;
-  let model: string | undefined;
-  let created: number | undefined;
-  let fingerprint: string | undefined;
-  return {
-    note(chunk) {
-      if (id === undefined && typeof chunk.id === 'string' && chunk.id !== '') id = chunk.id;
-      if (model === undefined && typeof chunk.model === 'string' && chunk.model !== '') model = chunk.model;
-      if (created === undefined && typeof chunk.created === 'number' && chunk.created > 0) created = chunk.created;
+  // Plain data properties (read on every snapshot), written by note().
+  const identity = {
+    id: undefined as string | undefined,
+    model: undefined as string | undefined,
+    created: undefined as number | undefined,
+    fingerprint: undefined as string | undefined,
+    note(chunk: ChatCompletionChunk): void {
+      if (identity.id === undefined && typeof chunk.id === 'string' && chunk.id !== '') identity.id = chunk.id;
+      if (identity.model === undefined && typeof chunk.model === 'string' && chunk.model !== '')
+        identity.model = chunk.model;
+      if (identity.created === undefined && typeof chunk.created === 'number' && chunk.created > 0)
+        identity.created = chunk.created;
       const print = chunk.system_fingerprint;
-      if (fingerprint === undefined && typeof print === 'string' && print !== '') fingerprint = print;
-    },
-    get id() {
-      return id;
-    },
-    get model() {
-      return model;
-    },
-    get created() {
-      return created;
-    },
-    get fingerprint() {
-      return fingerprint;
+      if (identity.fingerprint === undefined && typeof print === 'string' && print !== '') identity.fingerprint = print;
     },
   };
+  return identity;
 }

@@ -33,12 +33,14 @@ describe('decodeChunk: how a stream ends', () => {
     error?: unknown,
     config?: DecodeChunkConfig,
   ) =>
-    new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(({ cold, expectObservable, expectSubscriptions }) => {
-      const events = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, ev(v)]));
-      const source = cold(marbles, events);
-      expectObservable(source.pipe(decodeChunk(config))).toBe(expected, out, error);
-      expectSubscriptions(source.subscriptions).toBe(`^${'-'.repeat(marbles.indexOf('|') - 1)}!`);
-    });
+    new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(
+      ({ cold, expectObservable, expectSubscriptions }) => {
+        const events = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, ev(v)]));
+        const source = cold(marbles, events);
+        expectObservable(source.pipe(decodeChunk(config))).toBe(expected, out, error);
+        expectSubscriptions(source.subscriptions).toBe(`^${'-'.repeat(marbles.indexOf('|') - 1)}!`);
+      },
+    );
 
   it('EOF after the finish_reason completes: a complete answer without [DONE]', () => {
     const a = chunk(choice(0, 'Hi'));
@@ -68,6 +70,13 @@ describe('decodeChunk: how a stream ends', () => {
     const f0 = chunk(choice(0, 'A', 'stop'));
     const late = chunk(choice(1, 'B'));
     run('-a-b-|', { a: f0, b: late }, '-a-b-#', { a: f0, b: late }, incomplete);
+  });
+
+  it('large choice indexes are followed too (an open one keeps the stream incomplete)', () => {
+    const a = chunk(choice(0, 'A', 'stop'), choice(1000, 'B'));
+    const f = chunk(choice(1000, '', 'stop'));
+    run('-a-|', { a }, '-a-#', { a }, incomplete);
+    run('-a-f-|', { a, f }, '-a-f-|', { a, f });
   });
 
   it('choices without index are told apart by position', () => {
