@@ -48,6 +48,11 @@ export interface ChatClientConfig {
   secrets?: readonly string[];
   /** Where env vars are read (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /**
+   * Only `data: [DONE]` ends an answer (default `false`: a stream that ends after every `finish_reason` is complete
+   * too, as some providers never send `[DONE]`). See `decodeChunk({ requireDone })`.
+   */
+  requireDone?: boolean;
 }
 
 /** Per-call options of a {@link ChatClient} method. */
@@ -115,6 +120,8 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       bodyTimeout: 0,
     });
   const secrets = config.secrets ?? [];
+  const requireDone = config.requireDone ?? false;
+  decodeChunk({ requireDone }); // a wrong value is a ConfigError now, not at the first request
   // What an upstream's own error text must never carry back: the key it was sent, whatever its shape.
   const inBandSecrets = apiKey === undefined ? secrets : [apiKey, ...secrets];
   const retryConfig: RetryOnTransientConfig =
@@ -144,7 +151,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
       }).pipe(
         parseSse(),
-        decodeChunk({ secrets: inBandSecrets }),
+        // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
+        // before its usage says so (usage_missing) instead of silently lacking it.
+        decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
         chunkTimeouts<ChatCompletionChunk>({
           firstChunk: timeouts.firstChunk,
           idle: timeouts.idle,

@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../client/createChatClient.js';
+import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import type { ChatRequestLog } from '../node/ChatRequestLog.js';
@@ -29,6 +30,8 @@ export interface ChatRouterConfig {
   secrets?: readonly string[];
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
   signal?: AbortSignal;
+  /** What clients may ask for: allowed models, caps on `max_tokens` / `max_completion_tokens` and `n`, fields to strip (default: everything, forwarded intact). */
+  requestPolicy?: RequestPolicyConfig;
 }
 
 const isClient = (value: ChatClient | ChatClientConfig): value is ChatClient => typeof (value as Partial<ChatClient>).sse === 'function';
@@ -42,7 +45,7 @@ const WIRES: readonly ChatWireFormat[] = ['json', 'ndjson', 'sse'];
  *
  * 1. Keys (when configured): `Authorization: Bearer <key>`, compared in constant time; else 401.
  * 2. `Content-Type: application/json` (else 415); body up to `bodyLimit` (else 413); valid JSON matching the
- *    `ChatRequest` schema (else 400 with the issues). Every refusal is written in the endpoint's error format. A body
+ *    `ChatRequest` schema (else 400 with the issues) and the `requestPolicy`. Every refusal is written in the endpoint's error format. A body
  *    an app-level `express.json()` parsed already is taken from `req.body` (and still held to `bodyLimit`).
  * 3. Each request gets its own demand gate, passed to both the client and the writer (backpressure), and is served by
  *    `sendJson` / `sendNdjson` / `sendSse` (lazy commit, in-band errors, disconnect aborts upstream, heartbeats).

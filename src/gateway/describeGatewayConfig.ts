@@ -18,7 +18,18 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `max retries:  ${config.maxRetries ?? '(default)'}`,
     `timeouts:     first chunk ${config.firstChunkTimeoutMs ?? '(default)'} ms, idle ${config.idleTimeoutMs ?? '(default)'} ms`,
     `heartbeat:    ${config.heartbeatMs === 0 ? 'off' : `${config.heartbeatMs} ms`}`,
+    `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
   ];
+  const policy = config.requestPolicy;
+  if (policy !== undefined) {
+    const rules = [
+      policy.allowedModels === undefined ? undefined : `models ${policy.allowedModels.join(', ')}`,
+      policy.maxTokens === undefined ? undefined : `max tokens ${policy.maxTokens}`,
+      policy.maxN === undefined ? undefined : `max n ${policy.maxN}`,
+      policy.stripFields === undefined ? undefined : `strips ${policy.stripFields.join(', ')}`,
+    ];
+    lines.push(`requests:     ${rules.filter((rule) => rule !== undefined).join('; ')}`);
+  }
   if (config.gatewayKeys.length === 0) lines.push('WARNING: CHATFLUX_GATEWAY_KEYS is not set: the chat endpoints are open to anyone who can reach them.');
   return lines;
 }

@@ -63,6 +63,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
   if (config.model !== undefined) clientConfig.model = config.model;
   if (config.maxRetries !== undefined) clientConfig.retry = config.maxRetries;
+  if (config.requireDone !== undefined) clientConfig.requireDone = config.requireDone;
   clientConfig.timeouts = {};
   if (config.firstChunkTimeoutMs !== undefined) clientConfig.timeouts.firstChunk = config.firstChunkTimeoutMs;
   if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;
@@ -90,6 +91,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,
       log,
+      ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
     }),
   );
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));

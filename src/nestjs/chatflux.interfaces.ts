@@ -1,3 +1,4 @@
+import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
 import type { ChatClient, ChatClientConfig } from '../client/createChatClient.js';
@@ -54,6 +55,8 @@ export interface ChatfluxModuleConfig {
   shutdownGraceMs?: number;
   /** Make `CHATFLUX_CLIENT` injectable in every module without importing `ChatfluxModule` again (default false). */
   global?: boolean;
+  /** The built-in controller: what clients may ask for (allowed models, caps, fields to strip); default everything. */
+  requestPolicy?: RequestPolicyConfig;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import type { Provider } from '@nestjs/common';
 import { createChatClient, type ChatClient } from '../client/createChatClient.js';
 import { CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG, DEFAULT_SHUTDOWN_GRACE_MS } from './chatflux.constants.js';
@@ -17,6 +18,7 @@ export const CHATFLUX_PROVIDERS: Provider[] = [
   {
     provide: CHATFLUX_CLIENT,
     useFactory: (config: ChatfluxModuleConfig): ChatClient => {
+      if (config.requestPolicy !== undefined) checkRequestPolicy(config.requestPolicy); // a wrong policy fails at start
       if (isClient(config.client)) return config.client;
       const created = createChatClient(config.client);
       OWNED_CLIENTS.add(created);

@@ -8,6 +8,8 @@ import { createDemandGate } from '../core/createDemandGate.js';
 import { RequestError, ShutdownError } from '../core/errors.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
+import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
+import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { toErrorResponse } from '../core/toErrorResponse.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
@@ -40,6 +42,8 @@ export interface ChatEndpointsConfig {
   secrets?: readonly string[];
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
   signal?: AbortSignal;
+  /** What clients may ask for: allowed models, caps on `max_tokens` / `max_completion_tokens` and `n`, fields to strip (default: everything, forwarded intact). */
+  requestPolicy?: RequestPolicyConfig;
   /**
    * A graceful shutdown (`createGracefulShutdown`, NestJS's `ChatfluxShutdown`): while it drains, a new request gets
    * 503 `shutting_down` with `Connection: close`; each response is tracked until it ends; its signal ends them.
@@ -123,6 +127,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const bodyLimit = config.bodyLimit ?? '1mb';
   const queryLimit = config.queryLimit ?? 8192;
   const secrets = [...keys, ...(config.secrets ?? [])];
+  const policy = config.requestPolicy === undefined ? undefined : checkRequestPolicy(config.requestPolicy);
   let signal = shutdown?.signal ?? config.signal;
   if (shutdown !== undefined && config.signal !== undefined) {
     signal = AbortSignal.any([shutdown.signal, config.signal]);
@@ -196,20 +201,26 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         } catch (error) {
           throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
         }
-        return parseChatRequest(body, config.model);
+        return parseChatRequest(body, config.model, policy);
       }),
     query: (req, res, q) =>
       serve('sse', req, res, () => {
         if (!authorized(req)) throw new RequestError('unauthorized', UNAUTHORIZED);
-        return readQuery(q, queryLimit, config.demoRequest, config.model);
+        return readQuery(q, queryLimit, config.demoRequest, config.model, policy);
       }),
   };
 }
 
 /** The request of `GET /chat/sse`: the JSON in `q`, or the demo request when there is no `q`. */
-function readQuery(q: unknown, limit: number, demo: ChatRequest | undefined, model: string | undefined): ChatRequest {
+function readQuery(
+  q: unknown,
+  limit: number,
+  demo: ChatRequest | undefined,
+  model: string | undefined,
+  policy: RequestPolicyConfig | undefined,
+): ChatRequest {
   if (q === undefined) {
-    if (demo !== undefined) return parseChatRequest(demo, model);
+    if (demo !== undefined) return parseChatRequest(demo, model, policy);
     throw new RequestError('invalid_request', 'GET /chat/sse needs the request as URL-encoded JSON in the `q` query parameter');
   }
   if (typeof q !== 'string') throw new RequestError('invalid_request', 'give the `q` query parameter once, as URL-encoded JSON');
@@ -220,5 +231,5 @@ function readQuery(q: unknown, limit: number, demo: ChatRequest | undefined, mod
   } catch (error) {
     throw new RequestError('invalid_request', 'the `q` query parameter is not valid JSON', { cause: error });
   }
-  return parseChatRequest(body, model);
+  return parseChatRequest(body, model, policy);
 }

@@ -17,11 +17,15 @@ export type ToOutputConfig = ToOutputChunksConfig;
  *                                       done:true, finish_reason:"stop", usage}
  * ```
  *
- * 1. Emits exactly one value, when the source completes (after `[DONE]`), then completes.
- * 2. `id`, `model` and `created` are the first ones the stream carried (`''`, `''` and the current Unix time when
- *    it carried none). `message.content` is all the text (`''` when the model only called tools).
+ * 1. Emits exactly one value, when the source completes (after `[DONE]`, or at a clean end after every
+ *    `finish_reason`: see `decodeChunk`), then completes.
+ * 2. `id`, `model` and `created` are the first non-empty ones the stream carried (Azure's opening `id: ""`,
+ *    `created: 0` chunk does not count; `''`, `''` and the current Unix time when it carried none).
+ *    `message.content` is all the text (`''` when the model only called tools or refused).
  * 3. Optional extensions, present only when there is something to say: `message.reasoning_content` (all the
- *    reasoning), `message.tool_calls` (assembled, ids verbatim), `finish_reason`, `usage` (counted once).
+ *    reasoning, from `reasoning_content`, `reasoning` or `thinking` parts), `message.refusal` (a refusal, instead of
+ *    content), `message.tool_calls` (assembled, ids verbatim), `finish_reason`, `usage` (counted once: top level,
+ *    `x_groq.usage` or the choice's own), `usage_missing` (usage was asked for and never came).
  * 4. n > 1: only the choice `config.choice` (default 0) is kept, as in {@link toOutputChunks}.
  * 5. Errors: `finish_reason: insufficient_system_resource` → {@link AnswerFailedError} at once; a source that
  *    completes without any chunk → {@link StreamProtocolError} `stream_incomplete`; source errors pass through (a
@@ -50,6 +54,7 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
       const state = createOutputAccumulator(choice);
       const content: string[] = [];
       const reasoning: string[] = [];
+      const refusal: string[] = [];
       let toolCalls: ToolCall[] | undefined;
       return source.pipe(
         reduce((count: number, chunk: ChatCompletionChunk) => {
@@ -57,6 +62,7 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
           if (step !== undefined) {
             if (step.content !== '') content.push(step.content);
             if (step.reasoning !== '') reasoning.push(step.reasoning);
+            if (step.refusal !== '') refusal.push(step.refusal);
             if (step.toolCalls !== undefined) (toolCalls ??= []).push(...step.toolCalls);
           }
           return count + 1;
@@ -66,6 +72,7 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
           if (last !== undefined) (toolCalls ??= []).push(...last);
           const message: OutputMessage = { role: 'assistant', content: content.join('') };
           if (reasoning.length > 0) message.reasoning_content = reasoning.join('');
+          if (refusal.length > 0) message.refusal = refusal.join('');
           if (toolCalls !== undefined) message.tool_calls = toolCalls;
           const output: LlmClientOutput = {
             id: state.id ?? '',
@@ -76,6 +83,7 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
           };
           if (state.finishReason !== undefined) output.finish_reason = state.finishReason;
           if (state.usage !== undefined) output.usage = state.usage;
+          if (state.usageMissing) output.usage_missing = true;
           return output;
         }),
       );

@@ -6,6 +6,7 @@
 export { startEmulator } from './startEmulator.js';
 export type { Emulator, EmulatorConfig, EmulatorRequest } from './startEmulator.js';
 export type { EmulatorDialect } from './EmulatorDialect.js';
+export type { ProviderQuirks } from './ProviderQuirks.js';
 export { parseScenario } from './parseScenario.js';
 export type { EmulatorScenario } from './parseScenario.js';
 export { planAnswer } from './planAnswer.js';

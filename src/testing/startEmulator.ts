@@ -6,6 +6,8 @@ import type { EmulatorDialect } from './EmulatorDialect.js';
 import { dialectCompletion } from './dialectCompletion.js';
 import { dialectError } from './dialectError.js';
 import { dialectFrames } from './dialectFrames.js';
+import { deepseekThinkingError } from './deepseekThinkingError.js';
+import type { ProviderQuirks } from './ProviderQuirks.js';
 import { parseScenario, type EmulatorScenario } from './parseScenario.js';
 import { planAnswer } from './planAnswer.js';
 import { streamAnswer, type StreamProgress } from './streamAnswer.js';
@@ -97,6 +99,15 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *    (scenario text, request body) pair.
  * 4. Backpressure and cancellation: a slow reader pauses the generation; a client that goes away stops it at once,
  *    clears its timers and is recorded (`request.closedEarly`, `emulator.aborted`).
+ * 5. Other hosts' shapes are scenario items too (`azure-filter`, `reasoning-field=reasoning`, `content-parts`,
+ *    `usage-in=x_groq`, `refusal`, `no-done`: see {@link ProviderQuirks}).
+ * 6. Every request is recorded as received (`emulator.requests`, `waitForRequest`): its parsed `body` is what the
+ *    upstream got, field for field, so a test can assert that a gateway forwarded a request intact. Find a record
+ *    with `waitForRequest(predicate)` rather than by position.
+ * 7. The DeepSeek dialect answers 400 `invalid_request_error` ("The `reasoning_content` in the thinking mode must be
+ *    passed back to the API."), as DeepSeek does, when a thinking-mode request (`deepseek-reasoner`, or
+ *    `thinking: {"type": "enabled"}`) sends back an assistant message with tool calls but without its
+ *    `reasoning_content`.
  *
  * ## Example
  * ```ts
@@ -212,6 +223,9 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
         `Invalid request: ${where}: ${issue?.message ?? 'invalid'}`,
       );
     }
+    // DeepSeek refuses a thinking-mode tool call sent back without its reasoning_content (before any other answer).
+    const thinkingError = dialect === 'deepseek' ? deepseekThinkingError(parsed.data) : undefined;
+    if (thinkingError !== undefined) return fail(400, thinkingError);
     if (scenario.failFirst !== undefined) {
       const key = `${JSON.stringify(scenario.failFirst)}\n${header ?? ''}\n${raw}`;
       const attempt = (attempts.get(key) ?? 0) + 1;
@@ -232,6 +246,13 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       );
     }
     const request = parsed.data;
+    const quirks: ProviderQuirks = {
+      ...(scenario.azureFilter ? { azureFilter: true } : {}),
+      ...(scenario.reasoningField ? { reasoningField: scenario.reasoningField } : {}),
+      ...(scenario.contentParts ? { contentParts: true } : {}),
+      ...(scenario.usageIn ? { usageIn: scenario.usageIn } : {}),
+      ...(scenario.refusal ? { refusal: true } : {}),
+    };
     const plan = planAnswer(request, {
       dialect,
       seed,
@@ -242,7 +263,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       return send(
         200,
         { 'content-type': scenario.contentType ?? 'application/json' },
-        dialectCompletion(plan, dialect),
+        dialectCompletion(plan, dialect, quirks),
       );
     }
     record.status = 200;
@@ -263,6 +284,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       frames: dialectFrames(plan, dialect, {
         includeUsage: request.stream_options?.include_usage === true,
         ...(scenario.noToolIndex ? { noToolIndex: true } : {}),
+        quirks,
       }),
     });
   };

@@ -45,6 +45,26 @@ describe('loadGatewayConfig', () => {
     expect(loadGatewayConfig({ MOONSHOT_API_KEY: 'm' }).apiKey).toBeUndefined();
   });
 
+  it('every client preset is a provider, with its own key variable', () => {
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'groq', GROQ_API_KEY: 'g' })).toMatchObject({ provider: 'groq', apiKey: 'g' });
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'qwen-cn', DASHSCOPE_API_KEY: 'q' }).apiKey).toBe('q');
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'ollama' }).apiKey).toBeUndefined();
+  });
+
+  it('reads the stream-end rule and the request policy', () => {
+    expect(loadGatewayConfig({ CHATFLUX_REQUIRE_DONE: 'true' }).requireDone).toBe(true);
+    expect(loadGatewayConfig({ CHATFLUX_REQUIRE_DONE: '0' }).requireDone).toBe(false);
+    const config = loadGatewayConfig({
+      CHATFLUX_ALLOWED_MODELS: ' a, b ,',
+      CHATFLUX_MAX_TOKENS: '4096',
+      CHATFLUX_MAX_N: '1',
+      CHATFLUX_STRIP_FIELDS: 'user, logprobs',
+    });
+    expect(config.requestPolicy).toEqual({ allowedModels: ['a', 'b'], maxTokens: 4096, maxN: 1, stripFields: ['user', 'logprobs'] });
+    expect(describeGatewayConfig(config).join('\n')).toContain('requests:     models a, b; max tokens 4096; max n 1; strips user, logprobs');
+    expect(loadGatewayConfig({})).not.toHaveProperty('requestPolicy');
+  });
+
   it('a base URL alone means openai-compatible', () => {
     expect(loadGatewayConfig({ CHATFLUX_BASE_URL: 'http://localhost:8000/v1' }).provider).toBe('openai-compatible');
   });
@@ -52,7 +72,11 @@ describe('loadGatewayConfig', () => {
   it.each([
     [{ PORT: 'abc' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
-    [{ CHATFLUX_PROVIDER: 'openai' }, /CHATFLUX_PROVIDER must be one of/],
+    [{ CHATFLUX_PROVIDER: 'gemini' }, /CHATFLUX_PROVIDER must be one of/], // 'openai' is a preset now
+    [{ CHATFLUX_REQUIRE_DONE: 'maybe' }, /CHATFLUX_REQUIRE_DONE must be true or false/],
+    [{ CHATFLUX_MAX_TOKENS: '0' }, /CHATFLUX_MAX_TOKENS/],
+    [{ CHATFLUX_MAX_N: 'two' }, /CHATFLUX_MAX_N/],
+    [{ CHATFLUX_STRIP_FIELDS: 'user,messages' }, /CHATFLUX_STRIP_FIELDS cannot strip messages/],
     [{ CHATFLUX_PROVIDER: 'openai-compatible' }, /needs CHATFLUX_BASE_URL/],
     [{ CHATFLUX_BASE_URL: 'ftp://x' }, /CHATFLUX_BASE_URL/],
     [{ CHATFLUX_MAX_RETRIES: '-1' }, /CHATFLUX_MAX_RETRIES/],
