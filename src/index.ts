@@ -22,6 +22,8 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retryPolicy.js';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/providers.js';
 export { serverSentEvent } from './core/serverSentEvent.js';
 export { parseChatRequest } from './core/parseChatRequest.js';
+export { checkRequestBounds } from './core/checkRequestBounds.js';
+export { DEFAULT_REQUEST_LIMITS, type RequestLimitsConfig } from './core/requestLimits.js';
 export { toErrorResponse, type ErrorResponse, type ToErrorResponseConfig } from './core/toErrorResponse.js';
 export * from './core/errors.js';
 export * from './core/schemas/index.js';

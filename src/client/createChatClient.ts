@@ -2,6 +2,8 @@ import { inspect } from 'node:util';
 import { defer, finalize, map, type Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
+import type { RequestLimitsConfig } from '../core/requestLimits.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { resolveProvider } from './resolveProvider.js';
 import { toCompletionRequest } from './toCompletionRequest.js';
 import { chunkTimeouts } from '../operators/chunkTimeouts.js';
@@ -42,6 +44,8 @@ export interface ChatClientConfig {
   dispatcher?: Dispatcher;
   /** The most connections the client's `Agent` opens per origin (default 128: one per concurrent streamed answer). */
   connections?: number;
+  /** Bounds checked before a request is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
+  requestLimits?: RequestLimitsConfig;
   /** Extra headers on every upstream request. */
   headers?: Record<string, string>;
   /** More literal secrets to scrub from error messages (e.g. a key inside `headers`). */
@@ -114,6 +118,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       headersTimeout: timeouts.headers,
       bodyTimeout: 0,
     });
+  const requestLimits = resolveRequestLimits(config.requestLimits); // a wrong limit is a ConfigError now
   const secrets = config.secrets ?? [];
   // What an upstream's own error text must never carry back: the key it was sent, whatever its shape.
   const inBandSecrets = apiKey === undefined ? secrets : [apiKey, ...secrets];
@@ -131,7 +136,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}): Observable<ChatCompletionChunk> =>
     defer(() => {
       if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
-      const body = toCompletionRequest(request, model);
+      const body = toCompletionRequest(request, model, requestLimits);
       inFlight++;
       return requestCompletion(body, {
         baseUrl,

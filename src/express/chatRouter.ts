@@ -11,6 +11,8 @@ import type { WriteOutcome } from '../node/WriteOutcome.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { createDemandGate, type DemandGate } from '../core/createDemandGate.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
+import type { RequestLimitsConfig } from '../core/requestLimits.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { toRequestError } from '../node/toRequestError.js';
 
 /** The three endpoints. */
@@ -57,6 +59,8 @@ export interface ChatRouterConfig {
   apiKeys?: readonly string[];
   /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
   bodyLimit?: number | string;
+  /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
+  requestLimits?: RequestLimitsConfig;
   /** The longest `q` query parameter of `GET /chat/sse`, in characters; longer gets 413. Default 8192. */
   queryLimit?: number;
   /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
@@ -106,6 +110,7 @@ export function chatRouter(config: ChatRouterConfig): Router {
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const bodyLimit = config.bodyLimit ?? '1mb';
   const queryLimit = config.queryLimit ?? 8192;
+  const limits = resolveRequestLimits(config.requestLimits); // a wrong limit is a ConfigError now
   const secrets = [...keys, ...(config.secrets ?? [])];
   const router = express.Router();
 
@@ -180,7 +185,7 @@ export function chatRouter(config: ChatRouterConfig): Router {
       refuse(endpoint, req, res, refusal);
     };
     router.post(endpoint, authorize, requireJson, express.json({ limit: bodyLimit, type: JSON_TYPE }), bodyErrors, (req: Request, res: Response) =>
-      serve(endpoint, req, res, () => parseChatRequest(req.body, config.model)),
+      serve(endpoint, req, res, () => parseChatRequest(req.body, config.model, limits)),
     );
   }
 
@@ -188,15 +193,21 @@ export function chatRouter(config: ChatRouterConfig): Router {
     if (keys.length > 0 && !matchesBearerKey(req.get('authorization'), keys)) {
       return refuse('/chat/sse', req, res, new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)'));
     }
-    serve('/chat/sse', req, res, () => readQuery(req.query['q'], queryLimit, config.demoRequest, config.model));
+    serve('/chat/sse', req, res, () => readQuery(req.query['q'], queryLimit, config.demoRequest, config.model, limits));
   });
   return router;
 }
 
 /** The request of `GET /chat/sse`: the JSON in `q`, or the demo request when there is no `q`. */
-function readQuery(q: unknown, limit: number, demo: ChatRequest | undefined, model: string | undefined): ChatRequest {
+function readQuery(
+  q: unknown,
+  limit: number,
+  demo: ChatRequest | undefined,
+  model: string | undefined,
+  limits: RequestLimitsConfig,
+): ChatRequest {
   if (q === undefined) {
-    if (demo !== undefined) return parseChatRequest(demo, model);
+    if (demo !== undefined) return parseChatRequest(demo, model, limits);
     throw new RequestError('invalid_request', 'GET /chat/sse needs the request as URL-encoded JSON in the `q` query parameter');
   }
   if (typeof q !== 'string') throw new RequestError('invalid_request', 'give the `q` query parameter once, as URL-encoded JSON');
@@ -207,5 +218,5 @@ function readQuery(q: unknown, limit: number, demo: ChatRequest | undefined, mod
   } catch (error) {
     throw new RequestError('invalid_request', 'the `q` query parameter is not valid JSON', { cause: error });
   }
-  return parseChatRequest(body, model);
+  return parseChatRequest(body, model, limits);
 }

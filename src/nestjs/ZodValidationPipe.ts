@@ -1,6 +1,9 @@
 import type { PipeTransform } from '@nestjs/common';
 import type { z } from 'zod';
+import { checkRequestBounds } from '../core/checkRequestBounds.js';
 import { RequestError } from '../core/errors.js';
+import type { RequestLimitsConfig } from '../core/requestLimits.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 
 /**
  * A Nest pipe validating a value (usually `@Body()`) with a zod schema; a failure is a chatflux
@@ -15,16 +18,28 @@ import { RequestError } from '../core/errors.js';
  * ```
  */
 export class ZodValidationPipe<Schema extends z.ZodType> implements PipeTransform<unknown, z.output<Schema>> {
-  /** @param schema The zod schema the value must satisfy; its output (defaults applied, unknown keys dropped) is passed on. */
-  constructor(private readonly schema: Schema) {}
+  private readonly limits: Readonly<Required<RequestLimitsConfig>>;
 
-  /** Parses `value`; throws a {@link RequestError} listing every issue. */
+  /**
+   * @param schema The zod schema the value must satisfy; its output (defaults applied, unknown keys dropped) is passed on.
+   * @param limits Bounds checked before the schema runs (`checkRequestBounds`; default `DEFAULT_REQUEST_LIMITS`).
+   */
+  constructor(
+    private readonly schema: Schema,
+    limits: RequestLimitsConfig = {},
+  ) {
+    this.limits = resolveRequestLimits(limits);
+  }
+
+  /** Checks `value` against the request limits, then parses it; throws a {@link RequestError} listing the first issues. */
   transform(value: unknown): z.output<Schema> {
+    checkRequestBounds(value, this.limits);
     const result = this.schema.safeParse(value);
     if (result.success) return result.data;
     // Worded as the Express router's `parseChatRequest`: the first five issues, then a count.
-    const issues = result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    const shown = issues.slice(0, 5).join('; ') + (issues.length > 5 ? `; and ${issues.length - 5} more` : '');
+    const all = result.error.issues;
+    const issues = all.slice(0, this.limits.maxIssues).map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
+    const shown = issues.slice(0, 5).join('; ') + (all.length > 5 ? `; and ${all.length - 5} more` : '');
     throw new RequestError('invalid_request', `invalid request body: ${shown}`, { issues });
   }
 }
