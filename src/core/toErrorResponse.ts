@@ -34,6 +34,8 @@ export interface ToErrorResponseConfig {
 }
 
 const MAX_MESSAGE = 1000;
+/** The longest wire `code`: a provider's own code passes through, and a provider can put anything in it. */
+const MAX_CODE = 100;
 const INTERNAL: ErrorResponse = {
   status: 500,
   body: { message: 'internal server error', type: 'server_error', code: 'internal_error' },
@@ -47,7 +49,12 @@ const respond = (
   secrets: readonly string[] | undefined,
 ): ErrorResponse => ({
   status,
-  body: { message: truncate(redactSecrets(message, secrets), MAX_MESSAGE), type, code },
+  // Every string field, redacted before it is cut (a cut first can leave a start of a key that no rule recognises).
+  body: {
+    message: truncate(redactSecrets(message, secrets), MAX_MESSAGE),
+    type,
+    code: truncate(redactSecrets(code, secrets), MAX_CODE),
+  },
 });
 
 /**
@@ -75,8 +82,9 @@ const respond = (
  * | Nest HttpException 4xx/503 (chatflux/nestjs)  | same   | `invalid_request_error` | from the status: `forbidden`, `not_found`, …        |
  * | ConfigError, anything else                    | 500    | `server_error`          | `internal_error`                                    |
  *
- * 1. Messages pass through `redactSecrets` (`sk-…`, `Bearer …`, `api_key=…`, and every string in `config.secrets`)
- *    and are capped at 1000 characters. Stacks, causes, snippets and response bodies are never included.
+ * 1. Messages and codes pass through `redactSecrets` (`sk-…`, `Bearer …`, `api_key=…`, and every string in
+ *    `config.secrets`), then are capped (a message at 1000 characters, a code at 100): a provider's `code` or `type`
+ *    quoting our key is redacted as its message is. Stacks, causes, snippets and response bodies are never included.
  * 2. An upstream 401/403 means the gateway's own key was refused: the client cannot fix that, so it is a `502` with
  *    a fixed message (the provider's text may quote our key).
  * 3. A `NetworkError` gets a fixed message (the original may name internal hosts and addresses).
