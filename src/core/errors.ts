@@ -143,8 +143,15 @@ export class AnswerFailedError extends ChatfluxError {
 export class NetworkError extends ChatfluxError {
   /** Always `'NetworkError'`. */
   override name = 'NetworkError' as const;
-  constructor(message: string, options: ChatfluxErrorOptions = {}) {
+  /**
+   * `true` when the connection broke after the response had started (status and headers received, the body being
+   * read): the provider was reached and was answering, and the answer was cut. `false`: it could not be reached
+   * (refused, DNS, reset before the response).
+   */
+  readonly midResponse: boolean;
+  constructor(message: string, options: ChatfluxErrorOptions & { midResponse?: boolean } = {}) {
     super('network', message, options);
+    this.midResponse = options.midResponse ?? false;
   }
 }
 

@@ -75,7 +75,7 @@ const respond = (
  * | StreamProtocolError                           | 502    | `upstream_error`        | its code (`stream_incomplete`, `malformed_json`, …) |
  * | AnswerFailedError                             | 502    | `upstream_error`        | `answer_failed`                                     |
  * | ToolCallError                                 | 502    | `upstream_error`        | `tool_arguments_invalid`                            |
- * | NetworkError                                  | 502    | `upstream_error`        | `network`                                           |
+ * | NetworkError (unreachable, or cut mid-answer) | 502    | `upstream_error`        | `network`                                           |
  * | TimeoutError                                  | 504    | `timeout_error`         | `timeout`                                           |
  * | AbortedError                                  | 499    | `aborted_error`         | `aborted`                                           |
  * | ShutdownError                                 | 503    | `server_error`          | `shutting_down` (with `Retry-After`)                |
@@ -87,7 +87,9 @@ const respond = (
  *    quoting our key is redacted as its message is. Stacks, causes, snippets and response bodies are never included.
  * 2. An upstream 401/403 means the gateway's own key was refused: the client cannot fix that, so it is a `502` with
  *    a fixed message (the provider's text may quote our key).
- * 3. A `NetworkError` gets a fixed message (the original may name internal hosts and addresses).
+ * 3. A `NetworkError` gets a fixed message (the original may name internal hosts and addresses): "the upstream
+ *    provider could not be reached", or, when the connection broke after the response had started
+ *    (`midResponse`), "the connection to the upstream provider was cut mid-answer". The code is `network` either way.
  * 4. A `ConfigError` or a foreign error is a bug on our side: a `500` with a fixed message, nothing of the original.
  * 5. The provider's `code` is passed on as `code` (else its `type`, e.g. Moonshot's `engine_overloaded_error`, which
  *    has no code), so a client can tell rate limits and overloads apart; `type` is always one of the table's.
@@ -159,8 +161,14 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
   if (isStreamProtocolError(error) || isAnswerFailedError(error) || isToolCallError(error)) {
     return respond(502, 'upstream_error', error.code, error.message, secrets);
   }
-  if (isNetworkError(error))
-    return respond(502, 'upstream_error', error.code, 'the upstream provider could not be reached', secrets);
+  if (isNetworkError(error)) {
+    // A cut answer is not an unreachable provider: say which (a client may retry the one, report the other).
+    const message =
+      (error as { midResponse?: unknown }).midResponse === true
+        ? 'the connection to the upstream provider was cut mid-answer'
+        : 'the upstream provider could not be reached';
+    return respond(502, 'upstream_error', error.code, message, secrets);
+  }
   if (isTimeoutError(error)) return respond(504, 'timeout_error', error.code, error.message, secrets);
   if (isAbortedError(error)) return respond(499, 'aborted_error', error.code, error.message, secrets);
   if (isShutdownError(error)) {

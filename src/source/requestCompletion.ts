@@ -172,7 +172,7 @@ export function requestCompletion(
               subscriber.next(chunk);
             },
             error: (error: unknown) =>
-              subscriber.error(toTransportError(error, { secrets, bodyTimeoutMs: timeouts.body ?? 0 })),
+              subscriber.error(toTransportError(error, { secrets, bodyTimeoutMs: timeouts.body ?? 0, midResponse: true })),
             complete: () => {
               ended = true;
               subscriber.complete();
