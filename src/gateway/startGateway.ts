@@ -58,7 +58,8 @@ const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Plea
  * @returns The running gateway, once it listens.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const emulator = config.provider === 'emulator' ? await startEmulator({ dialect: 'deepseek', seed: 1 }) : undefined;
+  // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers).
+  const emulator = config.provider === 'emulator' ? await startEmulator({ dialect: 'deepseek', seed: 1, requestLog: false }) : undefined;
   const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
   if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
   if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
