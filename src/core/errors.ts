@@ -18,6 +18,7 @@ export type ChatfluxErrorCode =
   | 'schema_violation'
   | 'stream_incomplete'
   | 'unexpected_content_type'
+  | 'answer_too_large'
   // the provider said no, in band or as an HTTP status
   | 'upstream_error'
   | 'upstream_http'
@@ -64,7 +65,10 @@ export class ChatfluxError extends Error {
   }
 }
 
-/** The SSE byte stream or one of its events is unusable: bad UTF-8, oversize, bad JSON, wrong shape, cut short. */
+/**
+ * The SSE byte stream or one of its events is unusable: bad UTF-8, oversize, bad JSON, wrong shape, cut short — or
+ * the answer is larger than a buffering result may hold (`answer_too_large`).
+ */
 export class StreamProtocolError extends ChatfluxError {
   /** Always `'StreamProtocolError'`. */
   override name = 'StreamProtocolError' as const;
@@ -72,7 +76,14 @@ export class StreamProtocolError extends ChatfluxError {
   readonly snippet: string | undefined;
 
   constructor(
-    code: 'sse_event_too_large' | 'sse_invalid_utf8' | 'malformed_json' | 'schema_violation' | 'stream_incomplete' | 'unexpected_content_type',
+    code:
+      | 'sse_event_too_large'
+      | 'sse_invalid_utf8'
+      | 'malformed_json'
+      | 'schema_violation'
+      | 'stream_incomplete'
+      | 'unexpected_content_type'
+      | 'answer_too_large',
     message: string,
     options: ChatfluxErrorOptions & { snippet?: string } = {},
   ) {
