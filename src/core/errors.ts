@@ -29,6 +29,9 @@ export type ChatfluxErrorCode =
   | 'aborted'
   // this server is stopping
   | 'shutting_down'
+  // this server has no capacity for the request now
+  | 'upstream_busy'
+  | 'concurrency_limit'
   // tool calls
   | 'tool_arguments_invalid'
   // a downstream client's request
@@ -213,6 +216,27 @@ export class ShutdownError extends ChatfluxError {
   }
 }
 
+/**
+ * This server refused work it has no capacity for right now, and says when to try again: no upstream connection
+ * became free within the client's `connectionWaitMs` (`upstream_busy`: a `503`), or one client already has as many
+ * requests running as it may (`concurrency_limit`: a `429`). Both carry `Retry-After`; neither is retried by
+ * `retryOnTransient` (waiting again in the same queue would only double the wait).
+ */
+export class CapacityError extends ChatfluxError {
+  /** Always `'CapacityError'`. */
+  override name = 'CapacityError' as const;
+  /** How long a client should wait before it retries, in seconds (a `Retry-After`). */
+  readonly retryAfterSeconds: number;
+  constructor(
+    code: 'upstream_busy' | 'concurrency_limit',
+    message: string,
+    options: ChatfluxErrorOptions & { retryAfterSeconds?: number } = {},
+  ) {
+    super(code, message, options);
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
+}
+
 /** A tool call's arguments are not valid JSON, or fail the schema configured for the function. */
 export class ToolCallError extends ChatfluxError {
   /** Always `'ToolCallError'`. */
@@ -285,6 +309,8 @@ export const isTimeoutError = (error: unknown): error is TimeoutError => hasName
 export const isAbortedError = (error: unknown): error is AbortedError => hasName(error, 'AbortedError');
 /** True for a {@link ShutdownError}. */
 export const isShutdownError = (error: unknown): error is ShutdownError => hasName(error, 'ShutdownError');
+/** True for a {@link CapacityError}. */
+export const isCapacityError = (error: unknown): error is CapacityError => hasName(error, 'CapacityError');
 /** True for a {@link ToolCallError}. */
 export const isToolCallError = (error: unknown): error is ToolCallError => hasName(error, 'ToolCallError');
 /** True for a {@link RequestError}. */

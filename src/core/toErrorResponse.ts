@@ -1,6 +1,7 @@
 import {
   isAbortedError,
   isAnswerFailedError,
+  isCapacityError,
   isNetworkError,
   isRequestError,
   isShutdownError,
@@ -23,7 +24,7 @@ export interface ErrorResponse {
   status: number;
   /** The spec's `{message, type, code}`: secrets redacted, no stack, no internals. */
   body: ErrorBody;
-  /** For a `429` the wait the provider asked for, for a `503` shutdown the wait before a retry: whole seconds (for a `Retry-After` header). */
+  /** For a `429` the wait the provider asked for, for a `503` shutdown or a capacity refusal the wait before a retry: whole seconds (for a `Retry-After` header). */
   retryAfterSeconds?: number;
 }
 
@@ -79,6 +80,8 @@ const respond = (
  * | TimeoutError                                  | 504    | `timeout_error`         | `timeout`                                           |
  * | AbortedError                                  | 499    | `aborted_error`         | `aborted`                                           |
  * | ShutdownError                                 | 503    | `server_error`          | `shutting_down` (with `Retry-After`)                |
+ * | CapacityError `upstream_busy`                 | 503    | `server_error`          | `upstream_busy` (with `Retry-After`)                |
+ * | CapacityError `concurrency_limit`             | 429    | `rate_limit_error`      | `concurrency_limit` (with `Retry-After`)            |
  * | Nest HttpException 4xx/503 (chatflux/nestjs)  | same   | `invalid_request_error` | from the status: `forbidden`, `not_found`, …        |
  * | ConfigError, anything else                    | 500    | `server_error`          | `internal_error`                                    |
  *
@@ -171,6 +174,14 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
   }
   if (isTimeoutError(error)) return respond(504, 'timeout_error', error.code, error.message, secrets);
   if (isAbortedError(error)) return respond(499, 'aborted_error', error.code, error.message, secrets);
+  if (isCapacityError(error)) {
+    const out =
+      error.code === 'concurrency_limit'
+        ? respond(429, 'rate_limit_error', error.code, error.message, secrets)
+        : respond(503, 'server_error', error.code, error.message, secrets);
+    out.retryAfterSeconds = error.retryAfterSeconds;
+    return out;
+  }
   if (isShutdownError(error)) {
     const out = respond(503, 'server_error', error.code, error.message, secrets);
     out.retryAfterSeconds = error.retryAfterSeconds;

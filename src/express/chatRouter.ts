@@ -1,8 +1,10 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { defer, type Observable } from 'rxjs';
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../client/createChatClient.js';
-import { RequestError } from '../core/errors.js';
+import { CapacityError, RequestError } from '../core/errors.js';
 import { toErrorResponse } from '../core/toErrorResponse.js';
+import { clientKeyOf } from '../node/clientKeyOf.js';
+import { createConcurrencyLimiter } from '../node/createConcurrencyLimiter.js';
 import { matchesBearerKey } from '../node/matchesBearerKey.js';
 import { sendJson } from '../node/sendJson.js';
 import { sendNdjson } from '../node/sendNdjson.js';
@@ -59,6 +61,14 @@ export interface ChatRouterConfig {
   apiKeys?: readonly string[];
   /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
   bodyLimit?: number | string;
+  /**
+   * The most requests one client may have running at once (from the moment its key is accepted until its response
+   * ends); past it, 429 `concurrency_limit` with `Retry-After`. A client is its Bearer key when `apiKeys` are
+   * configured, else its remote address (see `clientKey`). Default 32; `0`: no limit.
+   */
+  maxConcurrentPerClient?: number;
+  /** Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). */
+  clientKey?: (req: Request) => string;
   /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
   requestLimits?: RequestLimitsConfig;
   /** The longest `q` query parameter of `GET /chat/sse`, in characters; longer gets 413. Default 8192. */
@@ -94,6 +104,8 @@ const JSON_TYPE = 'application/json';
  * 3. Each request gets its own demand gate, passed to both the client and the writer (backpressure), and is served by
  *    `sendJson` / `sendNdjson` / `sendSse` (lazy commit, in-band errors, disconnect aborts upstream, heartbeats).
  * 4. `log` receives one entry per request: endpoint, status, time to first chunk, duration, usage.
+ * 5. One client (its key, else its address) may have `maxConcurrentPerClient` requests running (default 32); more get
+ *    429 `concurrency_limit` with `Retry-After` at once, in the endpoint's error format.
  *
  * ## Example
  * ```ts
@@ -111,6 +123,9 @@ export function chatRouter(config: ChatRouterConfig): Router {
   const bodyLimit = config.bodyLimit ?? '1mb';
   const queryLimit = config.queryLimit ?? 8192;
   const limits = resolveRequestLimits(config.requestLimits); // a wrong limit is a ConfigError now
+  const maxPerClient = config.maxConcurrentPerClient ?? 32;
+  const limiter = createConcurrencyLimiter({ maxPerClient });
+  const clientKey = config.clientKey ?? ((req: Request) => clientKeyOf(req, keys.length > 0));
   const secrets = [...keys, ...(config.secrets ?? [])];
   const router = express.Router();
 
@@ -165,7 +180,7 @@ export function chatRouter(config: ChatRouterConfig): Router {
       config.log(entry);
     });
   };
-  const refuse = (endpoint: ChatEndpoint, req: Request, res: Response, error: RequestError): void =>
+  const refuse = (endpoint: ChatEndpoint, req: Request, res: Response, error: RequestError | CapacityError): void =>
     serve(endpoint, req, res, () => {
       throw error;
     });
@@ -174,6 +189,15 @@ export function chatRouter(config: ChatRouterConfig): Router {
     const authorize = (req: Request, res: Response, next: NextFunction): void => {
       if (keys.length === 0 || matchesBearerKey(req.get('authorization'), keys)) return next();
       refuse(endpoint, req, res, new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)'));
+    };
+    const limit = (req: Request, res: Response, next: NextFunction): void => {
+      const release = limiter.tryAcquire(clientKey(req));
+      if (release === undefined) {
+        const message = `this client already has ${maxPerClient} requests running; retry when one has ended`;
+        return refuse(endpoint, req, res, new CapacityError('concurrency_limit', message));
+      }
+      res.once('close', release);
+      next();
     };
     const requireJson = (req: Request, res: Response, next: NextFunction): void => {
       if (req.is(JSON_TYPE) === JSON_TYPE) return next();
@@ -184,7 +208,7 @@ export function chatRouter(config: ChatRouterConfig): Router {
       if (refusal === undefined) return next(error);
       refuse(endpoint, req, res, refusal);
     };
-    router.post(endpoint, authorize, requireJson, express.json({ limit: bodyLimit, type: JSON_TYPE }), bodyErrors, (req: Request, res: Response) =>
+    router.post(endpoint, authorize, limit, requireJson, express.json({ limit: bodyLimit, type: JSON_TYPE }), bodyErrors, (req: Request, res: Response) =>
       serve(endpoint, req, res, () => parseChatRequest(req.body, config.model, limits)),
     );
   }
@@ -193,6 +217,12 @@ export function chatRouter(config: ChatRouterConfig): Router {
     if (keys.length > 0 && !matchesBearerKey(req.get('authorization'), keys)) {
       return refuse('/chat/sse', req, res, new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)'));
     }
+    const release = limiter.tryAcquire(clientKey(req));
+    if (release === undefined) {
+      const message = `this client already has ${maxPerClient} requests running; retry when one has ended`;
+      return refuse('/chat/sse', req, res, new CapacityError('concurrency_limit', message));
+    }
+    res.once('close', release);
     serve('/chat/sse', req, res, () => readQuery(req.query['q'], queryLimit, config.demoRequest, config.model, limits));
   });
   return router;

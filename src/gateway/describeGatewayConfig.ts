@@ -18,6 +18,8 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `max retries:  ${config.maxRetries ?? '(default)'}`,
     `timeouts:     first chunk ${config.firstChunkTimeoutMs ?? '(default)'} ms, idle ${config.idleTimeoutMs ?? '(default)'} ms`,
     `heartbeat:    ${config.heartbeatMs === 0 ? 'off' : `${config.heartbeatMs} ms`}`,
+    `upstream:     ${config.upstreamConnections ?? '(default)'} connections, wait ${config.connectionWaitMs ?? '(default)'} ms, headers timeout ${config.headersTimeoutMs ?? '(default)'} ms`,
+    `limits:       ${config.maxConcurrentPerClient ?? '(default)'} requests per client, /chat/json answer ${config.maxAnswerChars ?? '(default)'} chars within ${config.jsonTimeoutMs ?? '(no)'} ms`,
   ];
   if (config.gatewayKeys.length === 0) lines.push('WARNING: CHATFLUX_GATEWAY_KEYS is not set: the chat endpoints are open to anyone who can reach them.');
   return lines;

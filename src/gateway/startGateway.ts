@@ -68,6 +68,11 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   clientConfig.timeouts = {};
   if (config.firstChunkTimeoutMs !== undefined) clientConfig.timeouts.firstChunk = config.firstChunkTimeoutMs;
   if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;
+  if (config.headersTimeoutMs !== undefined) clientConfig.timeouts.headers = config.headersTimeoutMs;
+  if (config.jsonTimeoutMs !== undefined) clientConfig.timeouts.json = config.jsonTimeoutMs;
+  if (config.maxAnswerChars !== undefined) clientConfig.maxAnswerChars = config.maxAnswerChars;
+  if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
+  if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
   const client = createChatClient({ ...clientConfig, ...options.client });
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
@@ -88,6 +93,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       ...(config.model === undefined ? {} : { model: config.model }),
       apiKeys: config.gatewayKeys,
       heartbeatMs: config.heartbeatMs,
+      ...(config.maxConcurrentPerClient === undefined ? {} : { maxConcurrentPerClient: config.maxConcurrentPerClient }),
       demoRequest: DEMO_REQUEST,
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,
