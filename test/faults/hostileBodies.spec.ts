@@ -53,8 +53,9 @@ describe.each(ENDPOINTS)('hostile bodies on %s', (endpoint) => {
       expect(expectErrorBeforeCommit(res, endpoint, 400, 'invalid_request').message).toMatch(message);
     });
     expect(status).toBe(400);
-    // Generous: seconds before the limits; tens of milliseconds after (JSON parsing of ~1 MB included).
-    expect(lateness).toBeLessThan(500);
+    // Generous: 3–13 s before the limits; tens of milliseconds after on an idle machine (parsing ~1 MB of JSON
+    // included), a few hundred on a loaded one.
+    expect(lateness).toBeLessThan(1000);
     expect(gw.emulator.requests.length).toBe(before);
   });
 });
