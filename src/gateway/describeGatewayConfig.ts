@@ -19,6 +19,8 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `timeouts:     first chunk ${config.firstChunkTimeoutMs ?? '(default)'} ms, idle ${config.idleTimeoutMs ?? '(default)'} ms`,
     `heartbeat:    ${config.heartbeatMs === 0 ? 'off' : `${config.heartbeatMs} ms`}`,
     `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
+    `upstream:     ${config.upstreamConnections ?? '(default)'} connections, wait ${config.connectionWaitMs ?? '(default)'} ms, headers timeout ${config.headersTimeoutMs ?? '(default)'} ms`,
+    `limits:       ${config.maxConcurrentPerClient ?? '(default)'} requests per client, /chat/json answer ${config.maxAnswerChars ?? '(default)'} chars within ${config.jsonTimeoutMs ?? '(no)'} ms`,
   ];
   const policy = config.requestPolicy;
   if (policy !== undefined) {

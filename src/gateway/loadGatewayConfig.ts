@@ -38,6 +38,18 @@ export interface GatewayConfig {
    * the request goes upstream).
    */
   requestPolicy?: RequestPolicyConfig;
+  /** `CHATFLUX_HEADERS_TIMEOUT_MS`: the upstream's deadline for its response headers (default 600000). */
+  headersTimeoutMs?: number;
+  /** `CHATFLUX_MAX_ANSWER_CHARS`: the most a `/chat/json` answer may hold (default 16 Mi characters; `0`: no cap). */
+  maxAnswerChars?: number;
+  /** `CHATFLUX_JSON_TIMEOUT_MS`: the deadline of a whole `/chat/json` request, retries included (default: none). */
+  jsonTimeoutMs?: number;
+  /** `CHATFLUX_UPSTREAM_CONNECTIONS`: the size of the upstream connection pool (default 128). */
+  upstreamConnections?: number;
+  /** `CHATFLUX_CONNECTION_WAIT_MS`: the longest wait for a free upstream connection, then 503 `upstream_busy` (default 10000). */
+  connectionWaitMs?: number;
+  /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
+  maxConcurrentPerClient?: number;
 }
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
@@ -129,5 +141,14 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   if (maxRetries !== undefined) config.maxRetries = maxRetries;
   if (firstChunkTimeoutMs !== undefined) config.firstChunkTimeoutMs = firstChunkTimeoutMs;
   if (idleTimeoutMs !== undefined) config.idleTimeoutMs = idleTimeoutMs;
+  const limits = {
+    headersTimeoutMs: integer(env, 'CHATFLUX_HEADERS_TIMEOUT_MS', 1, 86_400_000),
+    maxAnswerChars: integer(env, 'CHATFLUX_MAX_ANSWER_CHARS', 0, 1_073_741_824),
+    jsonTimeoutMs: integer(env, 'CHATFLUX_JSON_TIMEOUT_MS', 1, 86_400_000),
+    upstreamConnections: integer(env, 'CHATFLUX_UPSTREAM_CONNECTIONS', 1, 65_536),
+    connectionWaitMs: integer(env, 'CHATFLUX_CONNECTION_WAIT_MS', 0, 86_400_000),
+    maxConcurrentPerClient: integer(env, 'CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 0, 1_000_000),
+  };
+  for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
   return config;
 }

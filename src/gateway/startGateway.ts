@@ -57,7 +57,8 @@ const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'ss
  * @returns The running gateway, once it listens.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const emulator = config.provider === 'emulator' ? await startEmulator({ dialect: 'deepseek', seed: 1 }) : undefined;
+  // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers).
+  const emulator = config.provider === 'emulator' ? await startEmulator({ dialect: 'deepseek', seed: 1, requestLog: false }) : undefined;
   const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
   if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
   if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
@@ -67,6 +68,11 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   clientConfig.timeouts = {};
   if (config.firstChunkTimeoutMs !== undefined) clientConfig.timeouts.firstChunk = config.firstChunkTimeoutMs;
   if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;
+  if (config.headersTimeoutMs !== undefined) clientConfig.timeouts.headers = config.headersTimeoutMs;
+  if (config.jsonTimeoutMs !== undefined) clientConfig.timeouts.json = config.jsonTimeoutMs;
+  if (config.maxAnswerChars !== undefined) clientConfig.maxAnswerChars = config.maxAnswerChars;
+  if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
+  if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
   const client = createChatClient({ ...clientConfig, ...options.client });
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
@@ -87,6 +93,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       ...(config.model === undefined ? {} : { model: config.model }),
       apiKeys: config.gatewayKeys,
       heartbeatMs: config.heartbeatMs,
+      ...(config.maxConcurrentPerClient === undefined ? {} : { maxConcurrentPerClient: config.maxConcurrentPerClient }),
       demoRequest: DEMO_REQUEST,
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,

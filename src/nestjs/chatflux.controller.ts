@@ -34,8 +34,11 @@ export function createChatController(prefix: string): Type<unknown> {
       @Inject(ChatfluxShutdown) shutdown: ChatfluxShutdown,
     ) {
       // The config's `signal` is merged into the shutdown's (see the providers).
-      const { model, apiKeys, bodyLimit, heartbeatMs, secrets, requestPolicy } = config;
-      this.endpoints = endpoints = createChatEndpoints({ client, model, apiKeys, bodyLimit, heartbeatMs, secrets, requestPolicy, shutdown });
+      const { model, apiKeys, bodyLimit, heartbeatMs, secrets, requestPolicy, requestLimits, maxConcurrentPerClient, clientKey } = config;
+      this.endpoints = endpoints = createChatEndpoints({
+        ...{ client, model, apiKeys, bodyLimit, heartbeatMs, secrets, shutdown },
+        ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey },
+      });
     }
 
     @Post('chat/json')

@@ -1,3 +1,4 @@
+import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
@@ -57,6 +58,12 @@ export interface ChatfluxModuleConfig {
   global?: boolean;
   /** The built-in controller: what clients may ask for (allowed models, caps, fields to strip); default everything. */
   requestPolicy?: RequestPolicyConfig;
+  /** The built-in controller: bounds checked before a body is validated; see `DEFAULT_REQUEST_LIMITS`. */
+  requestLimits?: RequestLimitsConfig;
+  /** The built-in controller: requests one client (its key, else its address) may have running; more get 429 (default 32; `0`: no limit). */
+  maxConcurrentPerClient?: number;
+  /** The built-in controller: who a request comes from, for `maxConcurrentPerClient` (default: its hashed Bearer key, else its address). */
+  clientKey?: (req: IncomingMessage) => string;
 }
 
 /**

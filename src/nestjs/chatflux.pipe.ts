@@ -1,6 +1,9 @@
 import type { PipeTransform } from '@nestjs/common';
 import type { z } from 'zod';
+import { checkRequestBounds } from '../core/checkRequestBounds.js';
 import type { RequestError } from '../core/errors.js';
+import type { RequestLimitsConfig } from '../core/requestLimits.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { toInvalidRequestError } from '../core/toInvalidRequestError.js';
 
 /**
@@ -16,14 +19,26 @@ import { toInvalidRequestError } from '../core/toInvalidRequestError.js';
  * ```
  */
 export class ZodValidationPipe<Schema extends z.ZodType> implements PipeTransform<unknown, z.output<Schema>> {
-  /** @param schema The zod schema the value must satisfy; its output (defaults applied, unknown keys dropped) is passed on. */
-  constructor(private readonly schema: Schema) {}
+  private readonly limits: Readonly<Required<RequestLimitsConfig>>;
 
-  /** Parses `value`; throws a {@link RequestError} listing every issue. */
+  /**
+   * @param schema The zod schema the value must satisfy; its output (defaults applied, unknown keys dropped) is passed on.
+   * @param limits Bounds checked before the schema runs (`checkRequestBounds`; default `DEFAULT_REQUEST_LIMITS`).
+   */
+  constructor(
+    private readonly schema: Schema,
+    limits: RequestLimitsConfig = {},
+  ) {
+    this.limits = resolveRequestLimits(limits);
+  }
+
+  /** Checks `value` against the request limits, then parses it; throws a {@link RequestError} listing the first issues. */
   transform(value: unknown): z.output<Schema> {
+    checkRequestBounds(value, this.limits);
     const result = this.schema.safeParse(value);
     if (result.success) return result.data;
-    const refusal: RequestError = toInvalidRequestError(result.error); // worded as the Express router's `parseChatRequest`
+    // Worded as the Express router's `parseChatRequest`: the first five issues, then a count.
+    const refusal: RequestError = toInvalidRequestError(result.error, this.limits.maxIssues);
     throw refusal;
   }
 }

@@ -5,8 +5,11 @@ import typeIs from 'type-is';
 import { Observable } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { RequestError, ShutdownError } from '../core/errors.js';
+import { CapacityError, RequestError, ShutdownError } from '../core/errors.js';
+import type { RequestLimitsConfig } from '../core/requestLimits.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
+import type { ParseChatRequestConfig } from '../core/ParseChatRequestConfig.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
@@ -14,6 +17,8 @@ import { toErrorResponse } from '../core/toErrorResponse.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import type { ChatRequestLog } from './ChatRequestLog.js';
+import { clientKeyOf } from './clientKeyOf.js';
+import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { matchesBearerKey } from './matchesBearerKey.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
 import { toRequestError } from './toRequestError.js';
@@ -30,6 +35,16 @@ export interface ChatEndpointsConfig {
   apiKeys?: readonly string[];
   /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
   bodyLimit?: number | string;
+  /**
+   * The most requests one client may have running at once (from the moment its key is accepted until its response
+   * ends); past it, 429 `concurrency_limit` with `Retry-After`. A client is its Bearer key when `apiKeys` are
+   * configured, else its remote address (see `clientKey`). Default 32; `0`: no limit.
+   */
+  maxConcurrentPerClient?: number;
+  /** Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). */
+  clientKey?: (req: IncomingMessage) => string;
+  /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
+  requestLimits?: RequestLimitsConfig;
   /** The longest `q` query parameter of `GET /chat/sse`, in characters; longer gets 413. Default 8192. */
   queryLimit?: number;
   /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
@@ -108,7 +123,7 @@ const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessa
  * statuses, messages and bytes.
  *
  * ```text
- * request ─► shutting down? 503 ─► key? 401 ─► application/json? 415 ─► body (readJsonBody) 413/400/415
+ * request ─► shutting down? 503 ─► key? 401 ─► client under its limit? 429 ─► application/json? 415 ─► body (readJsonBody) 413/400/415
  *         ─► parseChatRequest 400 ─► CHAT_WIRES[wire].call(client) ─► CHAT_WIRES[wire].send(res) ─► log entry
  * ```
  *
@@ -127,7 +142,21 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const bodyLimit = config.bodyLimit ?? '1mb';
   const queryLimit = config.queryLimit ?? 8192;
   const secrets = [...keys, ...(config.secrets ?? [])];
-  const policy = config.requestPolicy === undefined ? undefined : checkRequestPolicy(config.requestPolicy);
+  const parseConfig = {
+    limits: resolveRequestLimits(config.requestLimits), // a wrong limit is a ConfigError now
+    ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
+  };
+  const maxPerClient = config.maxConcurrentPerClient ?? 32;
+  const limiter = createConcurrencyLimiter({ maxPerClient });
+  const clientKey = config.clientKey ?? ((req: IncomingMessage) => clientKeyOf(req, keys.length > 0));
+  /** Admits one more request of this client until its response closes, or refuses it (429). */
+  const admit = (req: IncomingMessage, res: ServerResponse): void => {
+    const release = limiter.tryAcquire(clientKey(req));
+    if (release === undefined) {
+      throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
+    }
+    res.once('close', release);
+  };
   let signal = shutdown?.signal ?? config.signal;
   if (shutdown !== undefined && config.signal !== undefined) {
     signal = AbortSignal.any([shutdown.signal, config.signal]);
@@ -192,6 +221,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     post: (wire, req, res, platform) =>
       serve(wire, req, res, async () => {
         if (!authorized(req)) throw new RequestError('unauthorized', UNAUTHORIZED);
+        admit(req, res);
         if (typeIs(req, [JSON_TYPE]) !== JSON_TYPE) {
           throw new RequestError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)');
         }
@@ -201,12 +231,13 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         } catch (error) {
           throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
         }
-        return parseChatRequest(body, config.model, policy);
+        return parseChatRequest(body, config.model, parseConfig);
       }),
     query: (req, res, q) =>
       serve('sse', req, res, () => {
         if (!authorized(req)) throw new RequestError('unauthorized', UNAUTHORIZED);
-        return readQuery(q, queryLimit, config.demoRequest, config.model, policy);
+        admit(req, res);
+        return readQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
       }),
   };
 }
@@ -217,10 +248,10 @@ function readQuery(
   limit: number,
   demo: ChatRequest | undefined,
   model: string | undefined,
-  policy: RequestPolicyConfig | undefined,
+  parseConfig: ParseChatRequestConfig,
 ): ChatRequest {
   if (q === undefined) {
-    if (demo !== undefined) return parseChatRequest(demo, model, policy);
+    if (demo !== undefined) return parseChatRequest(demo, model, parseConfig);
     throw new RequestError('invalid_request', 'GET /chat/sse needs the request as URL-encoded JSON in the `q` query parameter');
   }
   if (typeof q !== 'string') throw new RequestError('invalid_request', 'give the `q` query parameter once, as URL-encoded JSON');
@@ -231,5 +262,5 @@ function readQuery(
   } catch (error) {
     throw new RequestError('invalid_request', 'the `q` query parameter is not valid JSON', { cause: error });
   }
-  return parseChatRequest(body, model, policy);
+  return parseChatRequest(body, model, parseConfig);
 }

@@ -1,6 +1,18 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
+import { createAnswerSizeLimit } from './createAnswerSizeLimit.js';
 import { createDeltaAccumulator } from './createDeltaAccumulator.js';
+import { DEFAULT_MAX_ANSWER_CHARS } from './defaultMaxAnswerChars.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../core/schemas/upstream.js';
+
+/** Options of {@link accumulateDeltas}. */
+export interface AccumulateDeltasConfig {
+  /**
+   * The most an answer may hold, counted as it arrives (characters of its text, reasoning, tool calls and log
+   * probabilities; see `DEFAULT_MAX_ANSWER_CHARS`, 16 Mi). Past it: `StreamProtocolError('answer_too_large')`, and the
+   * source is unsubscribed (the upstream request aborted). `0`: no cap.
+   */
+  maxAnswerChars?: number;
+}
 
 /**
  * Folds streamed chunks into snapshots of the whole answer, each shaped like a non-streaming `chat.completion`.
@@ -38,6 +50,8 @@ import type { ChatCompletion, ChatCompletionChunk } from '../core/schemas/upstre
  *    snapshot. Work per chunk does not grow with the answer: strings grow by `+=`, nothing accumulated is re-copied
  *    (only the `tool_calls` array of a choice whose calls changed, and the list of choices).
  * 8. Errors and completion of the source pass through; each subscription has its own state.
+ * 9. Bounded: past `config.maxAnswerChars` (default 16 Mi characters) → `StreamProtocolError('answer_too_large')`,
+ *    the source unsubscribed.
  *
  * ## Example
  * ```ts
@@ -46,12 +60,22 @@ import type { ChatCompletion, ChatCompletionChunk } from '../core/schemas/upstre
  *   .subscribe((completion) => console.log(completion.choices[0]?.message.content, completion.usage));
  * ```
  *
+ * @param config - `maxAnswerChars`: the cap of the answer.
  * @returns An operator from `ChatCompletionChunk`s to `ChatCompletion` snapshots, one per chunk.
+ * @throws ConfigError when `config.maxAnswerChars` is not a non-negative integer.
  */
-export function accumulateDeltas(): OperatorFunction<ChatCompletionChunk, ChatCompletion> {
+export function accumulateDeltas(config: AccumulateDeltasConfig = {}): OperatorFunction<ChatCompletionChunk, ChatCompletion> {
+  const maxAnswerChars = config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
+  createAnswerSizeLimit(maxAnswerChars, 'accumulateDeltas'); // a wrong cap is a ConfigError now
   return (source) =>
     defer(() => {
       const accumulator = createDeltaAccumulator();
-      return source.pipe(map((chunk) => accumulator.push(chunk)));
+      const limit = createAnswerSizeLimit(maxAnswerChars, 'accumulateDeltas');
+      return source.pipe(
+        map((chunk) => {
+          limit?.push(chunk);
+          return accumulator.push(chunk);
+        }),
+      );
     });
 }

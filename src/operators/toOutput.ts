@@ -1,12 +1,21 @@
 import { defer, map, reduce, type OperatorFunction } from 'rxjs';
 import { ConfigError } from '../core/errors.js';
+import { createAnswerSizeLimit } from './createAnswerSizeLimit.js';
 import { createOutputAccumulator } from './createOutputAccumulator.js';
+import { DEFAULT_MAX_ANSWER_CHARS } from './defaultMaxAnswerChars.js';
 import type { LlmClientOutput, OutputMessage } from '../core/schemas/contract.js';
 import type { ChatCompletionChunk, ToolCall } from '../core/schemas/upstream.js';
 import type { ToOutputChunksConfig } from './toOutputChunks.js';
 
 /** Options of {@link toOutput}. */
-export type ToOutputConfig = ToOutputChunksConfig;
+export interface ToOutputConfig extends ToOutputChunksConfig {
+  /**
+   * The most an answer may hold, counted as it arrives (characters of its text, reasoning, tool calls and log
+   * probabilities; see `DEFAULT_MAX_ANSWER_CHARS`, 16 Mi). Past it: `StreamProtocolError('answer_too_large')`, and the
+   * source is unsubscribed (the upstream request aborted). `0`: no cap.
+   */
+  maxAnswerChars?: number;
+}
 
 /**
  * Reduces upstream chunks to the contract's one answer: the body of `/chat/json` (a `Mono<LlmClientOutput>`).
@@ -31,6 +40,8 @@ export type ToOutputConfig = ToOutputChunksConfig;
  *    completes without any chunk → {@link StreamProtocolError} `stream_incomplete`; source errors pass through (a
  *    stream cut before `[DONE]` is `decodeChunk`'s error).
  * 6. Linear: text pieces are collected and joined once at the end; no snapshot per chunk.
+ * 7. Bounded: past `config.maxAnswerChars` (default 16 Mi characters) → `StreamProtocolError('answer_too_large')`
+ *    at once, the source unsubscribed — an upstream that never stops cannot grow the heap without end.
  *
  * ## Example
  * ```ts
@@ -38,9 +49,9 @@ export type ToOutputConfig = ToOutputChunksConfig;
  * answer.subscribe((output) => res.json(output));
  * ```
  *
- * @param config - `choice`: the choice to keep when n > 1.
+ * @param config - `choice`: the choice to keep when n > 1; `maxAnswerChars`: the cap of the answer.
  * @returns An operator from upstream chunks to one `LlmClientOutput`.
- * @throws ConfigError when `config.choice` is not a non-negative integer.
+ * @throws ConfigError when `config.choice` or `config.maxAnswerChars` is not a non-negative integer.
  */
 export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatCompletionChunk, LlmClientOutput> {
   const choice = config.choice ?? 0;
@@ -49,8 +60,11 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
       `toOutput: \`choice\` must be a non-negative integer (a choice index), got ${String(choice)}.`,
     );
   }
+  const maxAnswerChars = config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
+  createAnswerSizeLimit(maxAnswerChars, 'toOutput'); // a wrong cap is a ConfigError now
   return (source) =>
     defer(() => {
+      const limit = createAnswerSizeLimit(maxAnswerChars, 'toOutput');
       const state = createOutputAccumulator(choice);
       const content: string[] = [];
       const reasoning: string[] = [];
@@ -58,6 +72,7 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
       let toolCalls: ToolCall[] | undefined;
       return source.pipe(
         reduce((count: number, chunk: ChatCompletionChunk) => {
+          limit?.push(chunk);
           const step = state.push(chunk);
           if (step !== undefined) {
             if (step.content !== '') content.push(step.content);

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hashString } from './hashString.js';
 import { ChatCompletionRequest } from '../core/schemas/index.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
+import { createRequestLog, type EmulatorRequestLogConfig } from './createRequestLog.js';
 import { dialectCompletion } from './dialectCompletion.js';
 import { dialectError } from './dialectError.js';
 import { dialectFrames } from './dialectFrames.js';
@@ -28,6 +30,12 @@ export interface EmulatorConfig {
   scenario?: string | EmulatorScenario;
   /** Default milliseconds between two streamed events (default 0). */
   paceMs?: number;
+  /**
+   * How much of what it received the emulator keeps in `requests` (bodies and headers), oldest dropped first:
+   * default `{ maxRequests: 1000, maxBytes: 33 554 432 }` (32 MiB). `false` keeps none (`waitForRequest` still sees
+   * requests as they arrive): what a long-running emulator, such as the gateway's built-in one, should do.
+   */
+  requestLog?: EmulatorRequestLogConfig | false;
 }
 
 /** What the emulator received, and what became of it. */
@@ -60,7 +68,7 @@ export interface Emulator {
   readonly url: string;
   /** The port it listens on. */
   readonly port: number;
-  /** Every request received, in order. */
+  /** The requests received, in order: the latest ones, within `config.requestLog` (all of them up to its limits). */
   readonly requests: EmulatorRequest[];
   /** How many requests the client abandoned before their response was complete. */
   readonly aborted: number;
@@ -108,6 +116,8 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *    passed back to the API."), as DeepSeek does, when a thinking-mode request (`deepseek-reasoner`, or
  *    `thinking: {"type": "enabled"}`) sends back an assistant message with tool calls but without its
  *    `reasoning_content`.
+ * 8. Bounded memory: `requests` keeps the latest requests within `config.requestLog` (by default 1000 requests and
+ *    32 MiB of bodies and headers; `false`: none), so an emulator serving for days does not keep every body.
  *
  * ## Example
  * ```ts
@@ -133,7 +143,9 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     ...toScenario(config.scenario),
   };
   let attempts = new Map<string, number>();
-  const requests: EmulatorRequest[] = [];
+  const log = createRequestLog<EmulatorRequest>(config.requestLog);
+  const requests = log.records;
+  let received = 0;
   const waiters: Array<{ predicate: (r: EmulatorRequest) => boolean; resolve: (r: EmulatorRequest) => void }> = [];
   let aborted = 0;
   let closing = false;
@@ -175,6 +187,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     } catch {
       record.body = undefined;
     }
+    log.sized(record, raw.length);
     notify(record);
     const model = (record.body as { model?: unknown } | undefined)?.model;
     const suffix = typeof model === 'string' && model.includes('#') ? model.slice(model.indexOf('#') + 1) : '';
@@ -227,9 +240,13 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     const thinkingError = dialect === 'deepseek' ? deepseekThinkingError(parsed.data) : undefined;
     if (thinkingError !== undefined) return fail(400, thinkingError);
     if (scenario.failFirst !== undefined) {
-      const key = `${JSON.stringify(scenario.failFirst)}\n${header ?? ''}\n${raw}`;
+      // A digest of the pair, not the body itself (a counter per distinct body must not keep every body), and at most
+      // 10 000 pairs (the oldest forgotten).
+      const key = createHash('sha256').update(`${JSON.stringify(scenario.failFirst)}\n${header ?? ''}\n${raw}`).digest('base64');
       const attempt = (attempts.get(key) ?? 0) + 1;
+      attempts.delete(key);
       attempts.set(key, attempt);
+      if (attempts.size > 10_000) attempts.delete(attempts.keys().next().value as string);
       if (attempt <= scenario.failFirst.count) return fail(scenario.failFirst.status, undefined, scenario);
     }
     if (scenario.overloaded) {
@@ -293,7 +310,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     const controller = new AbortController();
     let markClosed!: () => void;
     const record: EmulatorRequest = {
-      seq: requests.length + 1,
+      seq: ++received,
       method: req.method ?? 'GET',
       path: req.url ?? '/',
       headers: { ...req.headers, ...(req.headers.authorization ? { authorization: 'Bearer ***' } : {}) },
@@ -308,7 +325,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       completed: false,
       closed: new Promise<void>((resolve) => (markClosed = resolve)),
     };
-    requests.push(record);
+    log.add(record);
     notify(record);
     res.on('close', () => {
       record.completed = res.writableFinished;

@@ -72,12 +72,12 @@ describe('parseChatRequest', () => {
   });
 });
 
-describe('the request policy (parseChatRequest(body, model, policy) / applyRequestPolicy)', () => {
+describe('the request policy (parseChatRequest(body, model, { policy }) / applyRequestPolicy)', () => {
   const ask = (extra: Partial<ChatRequest>, policy: RequestPolicyConfig, model?: string) =>
-    parseChatRequest({ messages: [{ role: 'user', content: 'x' }], ...extra }, model, policy);
+    parseChatRequest({ messages: [{ role: 'user', content: 'x' }], ...extra }, model, { policy });
 
   it('{} changes nothing', () => {
-    expect(parseChatRequest(structuredClone(FULL_REQUEST), undefined, {})).toEqual(FULL_REQUEST);
+    expect(parseChatRequest(structuredClone(FULL_REQUEST), undefined, { policy: {} })).toEqual(FULL_REQUEST);
   });
 
   it('allowedModels: another model is a 400 naming the model and the allowed ones; no model → the default, unchecked', () => {
@@ -112,7 +112,7 @@ describe('the request policy (parseChatRequest(body, model, policy) / applyReque
   it('stripFields: removes those fields, leaves the rest as sent, and never touches the caller’s object', () => {
     const body = structuredClone(FULL_REQUEST);
     const out = parseChatRequest(body, undefined, {
-      stripFields: ['user', 'logprobs', 'top_logprobs', 'x_vendor_flag', 'absent'],
+      policy: { stripFields: ['user', 'logprobs', 'top_logprobs', 'x_vendor_flag', 'absent'] },
     });
     const { user: _u, logprobs: _l, top_logprobs: _t, x_vendor_flag: _x, ...rest } = FULL_REQUEST;
     expect(out).toEqual(rest);

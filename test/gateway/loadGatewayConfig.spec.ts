@@ -37,6 +37,35 @@ describe('loadGatewayConfig', () => {
     });
   });
 
+  it('reads the limits: upstream pool, connection wait, per-client concurrency, answer cap, deadlines', () => {
+    const config = loadGatewayConfig({
+      CHATFLUX_HEADERS_TIMEOUT_MS: '30000',
+      CHATFLUX_MAX_ANSWER_CHARS: '100000',
+      CHATFLUX_JSON_TIMEOUT_MS: '120000',
+      CHATFLUX_UPSTREAM_CONNECTIONS: '64',
+      CHATFLUX_CONNECTION_WAIT_MS: '0',
+      CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '8',
+    });
+    expect(config).toMatchObject({
+      headersTimeoutMs: 30_000,
+      maxAnswerChars: 100_000,
+      jsonTimeoutMs: 120_000,
+      upstreamConnections: 64,
+      connectionWaitMs: 0,
+      maxConcurrentPerClient: 8,
+    });
+    expect(describeGatewayConfig(config).join('\n')).toContain('64 connections, wait 0 ms, headers timeout 30000 ms');
+    for (const [name, value] of [
+      ['CHATFLUX_UPSTREAM_CONNECTIONS', '0'],
+      ['CHATFLUX_MAX_ANSWER_CHARS', '-5'],
+      ['CHATFLUX_JSON_TIMEOUT_MS', 'soon'],
+      ['CHATFLUX_CONNECTION_WAIT_MS', '1.5'],
+      ['CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 'x'],
+    ] as const) {
+      expect(() => loadGatewayConfig({ [name]: value })).toThrow(expect.objectContaining({ message: expect.stringContaining(name) }));
+    }
+  });
+
   it("takes the provider's own key variable when CHATFLUX_API_KEY is unset", () => {
     expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'moonshot', MOONSHOT_API_KEY: 'm', DEEPSEEK_API_KEY: 'd' }).apiKey).toBe('m');
     expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'moonshot-cn', MOONSHOT_API_KEY: 'm' }).apiKey).toBe('m');
