@@ -5,11 +5,10 @@ import typeIs from 'type-is';
 import { Observable } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { CapacityError, RequestError, ShutdownError } from '../core/errors.js';
+import { CapacityError, ShutdownError } from '../core/errors.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
-import type { ParseChatRequestConfig } from '../core/ParseChatRequestConfig.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
@@ -19,7 +18,9 @@ import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import type { ChatRequestLog } from './ChatRequestLog.js';
 import { clientKeyOf } from './clientKeyOf.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
-import { matchesBearerKey } from './matchesBearerKey.js';
+import { assertJsonContentType } from './assertJsonContentType.js';
+import { authorizeBearer } from './authorizeBearer.js';
+import { readChatQuery } from './readChatQuery.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
 import { toRequestError } from './toRequestError.js';
 import type { WriteOutcome } from './WriteOutcome.js';
@@ -98,9 +99,6 @@ export interface ChatEndpoints {
   query(req: IncomingMessage, res: ServerResponse, q: unknown): Promise<WriteOutcome>;
 }
 
-const JSON_TYPE = 'application/json';
-const UNAUTHORIZED = 'missing or invalid API key (send it in the Authorization header, scheme Bearer)';
-
 const usageOf = (value: unknown): Usage | undefined => {
   const record = value as { usage?: Usage; data?: { usage?: Usage } } | null;
   return record?.usage ?? record?.data?.usage;
@@ -167,7 +165,6 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     ...(signal === undefined ? {} : { signal }),
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
   };
-  const authorized = (req: IncomingMessage): boolean => keys.length === 0 || matchesBearerKey(req.headers.authorization, keys);
 
   /** Serves one request: `read` resolves with the valid request or rejects with the error to send. */
   const serve = (wire: ChatWireFormat, req: IncomingMessage, res: ServerResponse, read: () => Promise<ChatRequest> | ChatRequest): Promise<WriteOutcome> => {
@@ -220,11 +217,9 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   return {
     post: (wire, req, res, platform) =>
       serve(wire, req, res, async () => {
-        if (!authorized(req)) throw new RequestError('unauthorized', UNAUTHORIZED);
+        authorizeBearer(req.headers.authorization, keys);
         admit(req, res);
-        if (typeIs(req, [JSON_TYPE]) !== JSON_TYPE) {
-          throw new RequestError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)');
-        }
+        assertJsonContentType(req.headers['content-type'], typeIs.hasBody(req));
         let body: unknown;
         try {
           body = await readJsonBody(req, res, bodyLimit, platform);
@@ -235,32 +230,9 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       }),
     query: (req, res, q) =>
       serve('sse', req, res, () => {
-        if (!authorized(req)) throw new RequestError('unauthorized', UNAUTHORIZED);
+        authorizeBearer(req.headers.authorization, keys);
         admit(req, res);
-        return readQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
+        return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
       }),
   };
-}
-
-/** The request of `GET /chat/sse`: the JSON in `q`, or the demo request when there is no `q`. */
-function readQuery(
-  q: unknown,
-  limit: number,
-  demo: ChatRequest | undefined,
-  model: string | undefined,
-  parseConfig: ParseChatRequestConfig,
-): ChatRequest {
-  if (q === undefined) {
-    if (demo !== undefined) return parseChatRequest(demo, model, parseConfig);
-    throw new RequestError('invalid_request', 'GET /chat/sse needs the request as URL-encoded JSON in the `q` query parameter');
-  }
-  if (typeof q !== 'string') throw new RequestError('invalid_request', 'give the `q` query parameter once, as URL-encoded JSON');
-  if (q.length > limit) throw new RequestError('payload_too_large', `the \`q\` query parameter is longer than ${limit} characters`);
-  let body: unknown;
-  try {
-    body = JSON.parse(q);
-  } catch (error) {
-    throw new RequestError('invalid_request', 'the `q` query parameter is not valid JSON', { cause: error });
-  }
-  return parseChatRequest(body, model, parseConfig);
 }

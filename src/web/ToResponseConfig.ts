@@ -1,0 +1,21 @@
+import type { DemandGate } from '../core/createDemandGate.js';
+import type { WriteOutcome } from '../node/WriteOutcome.js';
+
+/** Options of {@link toResponse}: those of the node writers (`WriteResponseConfig`), plus `onEnd`. */
+export interface ToResponseConfig {
+  /**
+   * The demand gate shared with the upstream source: closed while the body's queue is full (the client is not
+   * pulling), opened again on the client's next pull or on cancel. Pass the same gate to the chat client.
+   */
+  demand?: DemandGate;
+  /** Ends the response early: before the commit with the error status of `signal.reason`, after it in-band (a `ShutdownError` by default). */
+  signal?: AbortSignal;
+  /** Literal secrets (API keys, gateway keys) to redact from error messages. */
+  secrets?: readonly string[];
+  /** Silence (ms) after which the heartbeat (`: ping` for SSE) is written; `0` disables. Default 15000. */
+  heartbeatMs?: number;
+  /** Called once with each value before it is written (logging, metrics). */
+  onValue?: (value: unknown) => void;
+  /** Called once when the response has ended: its body finished, failed, or the client cancelled it. */
+  onEnd?: (outcome: WriteOutcome) => void;
+}

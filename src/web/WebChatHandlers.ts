@@ -1,0 +1,12 @@
+/** A web-standard request handler: Hono's `app.fetch` shape, a Next.js route handler, `Bun.serve`'s and `Deno.serve`'s `fetch`. */
+export type WebHandler = (request: Request) => Promise<Response>;
+
+/** The three endpoints as web handlers: see `createChatHandlers`. */
+export interface WebChatHandlers {
+  /** `POST /chat/json`: one JSON object. */
+  json: WebHandler;
+  /** `POST /chat/stream`: NDJSON. */
+  stream: WebHandler;
+  /** `POST /chat/sse`, and `GET /chat/sse?q=<url-encoded JSON request>` (`EventSource`): Server-Sent Events. */
+  sse: WebHandler;
+}

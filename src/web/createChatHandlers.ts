@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { Observable } from 'rxjs';
+import { createDemandGate } from '../core/createDemandGate.js';
+import { CapacityError } from '../core/errors.js';
+import { parseChatRequest } from '../core/parseChatRequest.js';
+import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
+import type { ChatRequest } from '../core/schemas/index.js';
+import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
+import { assertJsonContentType } from '../node/assertJsonContentType.js';
+import { authorizeBearer } from '../node/authorizeBearer.js';
+import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
+import { createConcurrencyLimiter } from '../node/createConcurrencyLimiter.js';
+import { readChatQuery } from '../node/readChatQuery.js';
+import { toRequestError } from '../node/toRequestError.js';
+import { readRequestJson } from './readRequestJson.js';
+import { toResponse } from './toResponse.js';
+import type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
+import type { WebChatHandlersConfig } from './WebChatHandlersConfig.js';
+
+/** The default client key: the hashed Bearer key (as node's `clientKeyOf`), else one shared key. */
+const defaultClientKey = (request: Request, byKey: boolean): string => {
+  const token = byKey ? /^Bearer[ \t]+(\S+)/i.exec(request.headers.get('authorization') ?? '')?.[1] : undefined;
+  if (token !== undefined) return `key:${createHash('sha256').update(token, 'utf8').digest('base64url').slice(0, 22)}`;
+  return 'anonymous';
+};
+
+/**
+ * The chat endpoints as web-standard handlers, `(request: Request) => Promise<Response>`, for Hono, Next.js route
+ * handlers, Bun and Deno: the same checks, statuses, messages and bytes as the node serving core (`chatRouter`,
+ * `ChatfluxModule`), written by {@link toResponse}.
+ *
+ * ```text
+ * request ─► key? 401 ─► client under its limit? 429 ─► application/json? 415 ─► body (readRequestJson) 413/400/415
+ *         ─► parseChatRequest 400 ─► CHAT_WIRES[wire].call(client) ─► toResponse(…, wire)
+ * ```
+ *
+ * 1. Each request gets its own demand gate, shared by the client (the upstream read) and the body (the client's pulls).
+ * 2. The client cancelling the body (a disconnect) unsubscribes: the upstream request is aborted.
+ * 3. `sse` serves `GET ?q=` too (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
+ *    without `q` the `demoRequest`).
+ *
+ * ## Example (Hono)
+ * ```ts
+ * const chat = createChatHandlers({ client });
+ * app.post('/chat/json', (c) => chat.json(c.req.raw));
+ * app.post('/chat/stream', (c) => chat.stream(c.req.raw));
+ * app.on(['GET', 'POST'], '/chat/sse', (c) => chat.sse(c.req.raw));
+ * ```
+ *
+ * @param config - The client and the endpoints' options.
+ * @returns The three handlers.
+ */
+export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandlers {
+  const { client } = config;
+  const keys = (config.apiKeys ?? []).filter((key) => key !== '');
+  const bodyLimit = config.bodyLimit ?? '1mb';
+  const queryLimit = config.queryLimit ?? 8192;
+  const secrets = [...keys, ...(config.secrets ?? [])];
+  const parseConfig = {
+    limits: resolveRequestLimits(config.requestLimits),
+    ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
+  };
+  const maxPerClient = config.maxConcurrentPerClient ?? 32;
+  const limiter = createConcurrencyLimiter({ maxPerClient });
+  const clientKey = config.clientKey ?? ((request: Request) => defaultClientKey(request, keys.length > 0));
+
+  const readPost = async (request: Request): Promise<ChatRequest> => {
+    assertJsonContentType(request.headers.get('content-type') ?? undefined, request.body !== null);
+    let body: unknown;
+    try {
+      body = await readRequestJson(request, bodyLimit);
+    } catch (error) {
+      throw toRequestError(error, bodyLimit) ?? error;
+    }
+    return parseChatRequest(body, config.model, parseConfig);
+  };
+  const readQuery = (request: Request): ChatRequest => {
+    const values = new URL(request.url).searchParams.getAll('q');
+    const q = values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
+    return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
+  };
+
+  const handler = (wire: ChatWireFormat): WebHandler => (request) => {
+    const { call } = CHAT_WIRES[wire];
+    const demand = createDemandGate();
+    let release: (() => void) | undefined;
+    const source = new Observable<unknown>((subscriber) => {
+      const answer = async (): Promise<void> => {
+        authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
+        release = limiter.tryAcquire(clientKey(request));
+        if (release === undefined) {
+          throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
+        }
+        const chatRequest = wire === 'sse' && request.method === 'GET' ? readQuery(request) : await readPost(request);
+        if (subscriber.closed) return;
+        VALIDATED_CHAT_REQUESTS.add(chatRequest);
+        subscriber.add(call(client, chatRequest, { demand }).subscribe(subscriber));
+      };
+      answer().catch((error: unknown) => subscriber.error(error));
+    });
+    const signals = [config.signal].filter((signal) => signal !== undefined);
+    return toResponse(source, wire, {
+      demand,
+      secrets,
+      ...(signals.length === 0 ? {} : { signal: signals[0] }),
+      ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+      onEnd: () => release?.(),
+    });
+  };
+  return { json: handler('json'), stream: handler('ndjson'), sse: handler('sse') };
+}
