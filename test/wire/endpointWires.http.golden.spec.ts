@@ -2,7 +2,8 @@
  * The golden files of `endpointWires.golden.spec.ts`, through the HTTP side this time: each recorded provider stream
  * is served by a loopback upstream, and the bytes that `POST /chat/json`, `/chat/stream` and `/chat/sse` put on the
  * wire (heartbeats off) must equal `test/fixtures/golden/<name>.{json,ndjson,sse}` — for the Express router and for
- * the NestJS module, which share the serving core and the writers (`CHAT_WIRES`).
+ * the NestJS module, which share the serving core and the writers (`CHAT_WIRES`), and for the web handlers
+ * (`chatflux/web`, on Hono), which share the formatters.
  *
  * The operators (`toSse`, `toNdjson`) and the writers (`sendSse`, `sendNdjson`, `sendJson`) thus answer to the same
  * files: one formatter per wire, proven byte for byte.
@@ -23,6 +24,7 @@ import { FIXTURE_NAMES, readFixture, type FixtureName } from '../helpers/readFix
 import { rawRequest } from '../helpers/rawRequest';
 import { startServer, type TestServer } from '../helpers/startServer';
 import { startNestApp } from '../nestjs/startNestApp';
+import { startHonoChat } from '../web/startHonoChat';
 
 const GOLDEN = join(__dirname, '..', 'fixtures', 'golden');
 const EXTENSION = { '/chat/json': 'json', '/chat/stream': 'ndjson', '/chat/sse': 'sse' } as const;
@@ -65,6 +67,10 @@ const TARGETS: Record<string, (client: ChatClient) => Promise<Target>> = {
   'NestJS ChatfluxModule': async (client) => {
     const nest = await startNestApp({ imports: [ChatfluxModule.forRoot({ client, routes: true, heartbeatMs: 0 })] }, { bodyParser: false });
     return { url: nest.url, close: () => nest.close() };
+  },
+  'chatflux/web on Hono': async (client) => {
+    const hono = await startHonoChat({ client, heartbeatMs: 0 });
+    return { url: hono.url, close: () => hono.close() };
   },
 };
 
