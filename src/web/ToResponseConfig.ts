@@ -10,6 +10,12 @@ export interface ToResponseConfig {
   demand?: DemandGate;
   /** Ends the response early: before the commit with the error status of `signal.reason`, after it in-band (a `ShutdownError` by default). */
   signal?: AbortSignal;
+  /**
+   * The request's own signal (`request.signal`), aborted when the client goes away: the source is unsubscribed (the
+   * upstream aborted) even before the body exists — while a `json` answer is still being gathered, or before the first
+   * value. The promise then resolves with an empty 499 that nobody reads.
+   */
+  requestSignal?: AbortSignal;
   /** Literal secrets (API keys, gateway keys) to redact from error messages. */
   secrets?: readonly string[];
   /** Silence (ms) after which the heartbeat (`: ping` for SSE) is written; `0` disables. Default 15000. */

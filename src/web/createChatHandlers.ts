@@ -36,7 +36,7 @@ const defaultClientKey = (request: Request, byKey: boolean): string => {
  * ```
  *
  * 1. Each request gets its own demand gate, shared by the client (the upstream read) and the body (the client's pulls).
- * 2. The client cancelling the body (a disconnect) unsubscribes: the upstream request is aborted.
+ * 2. The client going away (the body cancelled, or `request.signal` aborted) unsubscribes: the upstream is aborted.
  * 3. `sse` serves `GET ?q=` too (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
  *    without `q` the `demoRequest`).
  *
@@ -103,6 +103,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     return toResponse(source, wire, {
       demand,
       secrets,
+      requestSignal: request.signal,
       ...(signals.length === 0 ? {} : { signal: signals[0] }),
       ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
       onEnd: () => release?.(),

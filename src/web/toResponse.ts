@@ -27,7 +27,8 @@ const HIGH_WATER_MARK = 16 * 1024;
  * 2. After the commit, an error is the in-band error frame (`encodeError`), then the body closes.
  * 3. The body is a `ReadableStream` pulled by the client: while more than 16 KiB wait in its queue, `demand.pause()`;
  *    the next pull resumes it. So a client that stops reading stops the upstream read.
- * 4. Cancelling the body (the client went away) unsubscribes from the source, which aborts the upstream request.
+ * 4. Cancelling the body, or `requestSignal` aborting (the client went away), unsubscribes from the source, which
+ *    aborts the upstream request.
  * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the queue is full).
  * 6. `config.signal` aborting ends the response with its reason (a `ShutdownError` by default).
  *
@@ -43,7 +44,7 @@ const HIGH_WATER_MARK = 16 * 1024;
  */
 export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | WireFormat<T>, config: ToResponseConfig = {}): Promise<Response> {
   const format = (typeof wire === 'string' ? CHAT_WIRES[wire].format : wire) as WireFormat<T>;
-  const { demand, signal, secrets = [], heartbeatMs = 15_000, onValue, onEnd } = config;
+  const { demand, signal, requestSignal, secrets = [], heartbeatMs = 15_000, onValue, onEnd } = config;
   const encoder = new TextEncoder();
   const started = performance.now();
   return new Promise<Response>((resolve) => {
@@ -65,6 +66,7 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
       done = true;
       clearTimeout(heartbeat);
       signal?.removeEventListener('abort', onAbort);
+      requestSignal?.removeEventListener('abort', onGone);
       subscription.unsubscribe();
       resume();
       const outcome: WriteOutcome = { result, status, committed, values, bytes };
@@ -144,6 +146,12 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
       const reason: unknown = signal?.reason;
       fail(reason instanceof Error && reason.name !== 'AbortError' ? reason : new ShutdownError());
     };
+    const onGone = (): void => {
+      if (done) return;
+      if (committed) body?.error(new Error('the client went away'));
+      else respond(499, null, {});
+      settle('disconnected', committed ? 200 : 0);
+    };
     const complete = (): void => {
       if (done) return;
       if (!format.streaming) {
@@ -181,6 +189,8 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
       pending = { value };
     };
 
+    if (requestSignal?.aborted) return onGone();
+    requestSignal?.addEventListener('abort', onGone, { once: true });
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     armHeartbeat(heartbeatMs);

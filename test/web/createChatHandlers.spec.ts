@@ -1,0 +1,140 @@
+/**
+ * The web handlers over real HTTP (Hono on @hono/node-server), beyond the shared wire suite: the same headers,
+ * statuses and bytes as the node core (Express's chatRouter, side by side), backpressure, cancellation.
+ */
+import express from 'express';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
+import { chatRouter } from '../../src/express/chatRouter';
+import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/testing/startEmulator';
+import { rawRequest, type RawResponse } from '../helpers/rawRequest';
+import { startHonoChat, type HonoChat } from './startHonoChat';
+
+const KEY = 'web-handlers-key-0123456789';
+const AUTH = { Authorization: `Bearer ${KEY}` };
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** The headers both servers must send alike (Date, Connection and Keep-Alive are the server's own). */
+const HEADERS = ['content-type', 'cache-control', 'x-accel-buffering', 'content-length', 'retry-after', 'www-authenticate'];
+const shape = (res: RawResponse): unknown => ({
+  status: res.status,
+  headers: Object.fromEntries(HEADERS.filter((name) => res.headers[name] !== undefined).map((name) => [name, res.headers[name]])),
+  body: res.body,
+});
+
+/** Resolves once `read()` has not changed for `quietMs` and `quietPolls` polls; rejects after `deadlineMs`. */
+const settles = async (read: () => number, quietMs: number, quietPolls: number, deadlineMs: number): Promise<number> => {
+  const deadline = Date.now() + deadlineMs;
+  let value = read();
+  let since = Date.now();
+  let polls = 0;
+  while (Date.now() - since < quietMs || polls < quietPolls) {
+    if (Date.now() > deadline) throw new Error(`still changing after ${deadlineMs} ms (now ${value})`);
+    await sleep(25);
+    polls += 1;
+    if (read() !== value) [value, since, polls] = [read(), Date.now(), 0];
+  }
+  return value;
+};
+
+let emulator: Emulator;
+let client: ChatClient;
+let hono: HonoChat;
+let expressServer: Server;
+let expressUrl: string;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  emulator = await startEmulator({ dialect: 'deepseek', seed: 11 });
+  client = createChatClient({ baseUrl: emulator.url, apiKey: 'sk-up', model: 'deepseek-chat', retry: false, timeouts: { firstChunk: 2000, idle: 2000 } });
+  const config = { client, apiKeys: [KEY], heartbeatMs: 0, demoRequest: { messages: [{ role: 'user' as const, content: 'demo' }] } };
+  hono = await startHonoChat(config);
+  const app = express();
+  app.use(chatRouter(config));
+  expressServer = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  expressUrl = `http://127.0.0.1:${(expressServer.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await hono.close();
+  expressServer.closeAllConnections();
+  await new Promise((resolve) => expressServer.close(resolve));
+  await client.close();
+  await emulator.close();
+});
+
+describe('the same statuses, headers and bytes as the node serving core (Express chatRouter)', () => {
+  const hello = { model: 'deepseek-chat', messages: [{ role: 'user', content: 'Hello, world!' }] };
+  const q = encodeURIComponent(JSON.stringify(hello));
+  const cases: Array<[string, string, Parameters<typeof rawRequest>[1]]> = [
+    ['a JSON answer', '/chat/json', { headers: AUTH, body: hello }],
+    ['an NDJSON answer', '/chat/stream', { headers: AUTH, body: hello }],
+    ['an SSE answer', '/chat/sse', { headers: AUTH, body: hello }],
+    ['GET /chat/sse?q=', `/chat/sse?q=${q}`, { headers: AUTH }],
+    ['GET /chat/sse without q (the demo request)', '/chat/sse', { headers: AUTH }],
+    ['GET /chat/sse with q twice', `/chat/sse?q=${q}&q=${q}`, { headers: AUTH }],
+    ['GET /chat/sse with q over the limit', `/chat/sse?q=${'x'.repeat(9000)}`, { headers: AUTH }],
+    ['GET /chat/sse with q not JSON', '/chat/sse?q=%7Bnope', { headers: AUTH }],
+    ['401 without a key', '/chat/sse', { body: hello }],
+    ['415 for text/plain', '/chat/stream', { headers: { ...AUTH, 'Content-Type': 'text/plain' }, body: 'hello' }],
+    ['415 for a charset other than UTF-8', '/chat/json', { headers: { ...AUTH, 'Content-Type': 'application/json; charset=latin1' }, body: '{}' }],
+    ['400 for a JSON string body', '/chat/json', { headers: AUTH, body: '"hello"' }],
+    ['400 for an empty body', '/chat/json', { headers: AUTH, body: '' }],
+    ['400 for the schema', '/chat/sse', { headers: AUTH, body: { messages: [] } }],
+    ['an upstream 429 with Retry-After', '/chat/json', { headers: AUTH, body: { ...hello, model: 'deepseek-chat#status=429;retry-after=3' } }],
+    ['an in-band error after the commit', '/chat/stream', { headers: AUTH, body: { ...hello, model: 'deepseek-chat#error-event-at=2' } }],
+  ];
+  it.each(cases)('%s', async (_name, path, options) => {
+    const [web, node] = await Promise.all([rawRequest(hono.url + path, options), rawRequest(expressUrl + path, options)]);
+    expect(shape(web)).toEqual(shape(node));
+  });
+});
+
+describe('backpressure and cancellation', () => {
+  it('a client that stops reading pauses the upstream read (TCP), not the server’s memory', async () => {
+    const before = emulator.requests.length;
+    const body = JSON.stringify({ model: 'deepseek-chat#tokens=1000000', messages: [{ role: 'user', content: 'a very long story' }] });
+    const socket = connect(Number(new URL(hono.url).port), '127.0.0.1');
+    sockets.push(socket);
+    socket.pause(); // never read
+    socket.write(
+      `POST /chat/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    const upstream: EmulatorRequest = await emulator.waitForRequest((request) => request.seq > before);
+    const paused = await settles(() => upstream.bytesWritten, 1000, 30, 60_000);
+    expect(upstream.waitingForDrain).toBe(true);
+    expect(upstream.completed).toBe(false);
+    expect(paused).toBeLessThan(64 * 1024 * 1024);
+    socket.destroy();
+    await upstream.closed;
+    expect(upstream.closedEarly).toBe(true);
+  }, 90_000);
+
+  it.each(['/chat/json', '/chat/stream', '/chat/sse'])('%s: a client that disconnects mid-answer aborts the upstream request', async (endpoint) => {
+    const before = emulator.requests.length;
+    const abort = new AbortController();
+    const done = rawRequest(hono.url + endpoint, {
+      headers: AUTH,
+      body: { model: 'deepseek-chat#pace=50;tokens=200', messages: [{ role: 'user', content: 'slow' }] },
+      signal: abort.signal,
+    });
+    const upstream = await emulator.waitForRequest((request) => request.seq > before);
+    await sleep(300);
+    let abortedAt = Number.NaN;
+    let timer: NodeJS.Timeout | undefined;
+    const latency = Promise.race([
+      upstream.closed.then(() => performance.now() - abortedAt),
+      new Promise<number>((resolve) => (timer = setTimeout(resolve, 2000, Number.POSITIVE_INFINITY))),
+    ]).finally(() => clearTimeout(timer));
+    abortedAt = performance.now();
+    abort.abort();
+    const res = await done;
+    expect(res.body).not.toMatch(/"done":true|\[DONE\]/);
+    expect(await latency).toBeLessThanOrEqual(300);
+    expect(upstream.closedEarly).toBe(true);
+    expect(upstream.completed).toBe(false);
+  });
+});
