@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { bearerClientKey } from './bearerClientKey.js';
 
 /**
  * Who a request comes from, for a per-client limit (`createConcurrencyLimiter`): its Bearer key when `byKey` (the
@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
  * @returns `key:<hash>` or `addr:<address>`.
  */
 export function clientKeyOf(req: IncomingMessage, byKey: boolean): string {
-  const token = byKey ? /^Bearer[ \t]+(\S+)/i.exec(req.headers.authorization ?? '')?.[1] : undefined;
-  if (token !== undefined) return `key:${createHash('sha256').update(token, 'utf8').digest('base64url').slice(0, 22)}`;
+  const key = byKey ? bearerClientKey(req.headers.authorization) : undefined;
+  if (key !== undefined) return key;
   return `addr:${req.socket.remoteAddress ?? 'unknown'}`;
 }

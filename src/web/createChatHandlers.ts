@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Observable } from 'rxjs';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { CapacityError } from '../core/errors.js';
@@ -9,6 +8,7 @@ import type { ChatRequest } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
 import { authorizeBearer } from '../node/authorizeBearer.js';
+import { bearerClientKey } from '../node/bearerClientKey.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createConcurrencyLimiter } from '../node/createConcurrencyLimiter.js';
 import { readChatQuery } from '../node/readChatQuery.js';
@@ -19,11 +19,8 @@ import type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
 import type { WebChatHandlersConfig } from './WebChatHandlersConfig.js';
 
 /** The default client key: the hashed Bearer key (as node's `clientKeyOf`), else one shared key. */
-const defaultClientKey = (request: Request, byKey: boolean): string => {
-  const token = byKey ? /^Bearer[ \t]+(\S+)/i.exec(request.headers.get('authorization') ?? '')?.[1] : undefined;
-  if (token !== undefined) return `key:${createHash('sha256').update(token, 'utf8').digest('base64url').slice(0, 22)}`;
-  return 'anonymous';
-};
+const defaultClientKey = (request: Request, byKey: boolean): string =>
+  (byKey ? bearerClientKey(request.headers.get('authorization') ?? undefined) : undefined) ?? 'anonymous';
 
 /**
  * The chat endpoints as web-standard handlers, `(request: Request) => Promise<Response>`, for Hono, Next.js route

@@ -148,8 +148,14 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
     };
     const onGone = (): void => {
       if (done) return;
-      if (committed) body?.error(new Error('the client went away'));
-      else respond(499, null, {});
+      if (!committed) respond(499, null, {});
+      else if (body !== undefined) {
+        try {
+          body.close(); // nobody reads it any more: ended without its trailer
+        } catch {
+          // cancelled already by the platform
+        }
+      }
       settle('disconnected', committed ? 200 : 0);
     };
     const complete = (): void => {

@@ -138,3 +138,23 @@ describe('backpressure and cancellation', () => {
     expect(upstream.completed).toBe(false);
   });
 });
+
+describe('per-client concurrency (maxConcurrentPerClient)', () => {
+  it('one client past its limit gets 429 concurrency_limit; its slot is released when the response ends', async () => {
+    const limited = await startHonoChat({ client, apiKeys: [KEY], heartbeatMs: 0, maxConcurrentPerClient: 1 });
+    try {
+      const slow = { model: 'deepseek-chat#pace=20;tokens=20', messages: [{ role: 'user', content: 'slow' }] };
+      const first = rawRequest(`${limited.url}/chat/stream`, { headers: AUTH, body: slow });
+      await sleep(150);
+      const refused = await rawRequest(`${limited.url}/chat/sse`, { headers: AUTH, body: slow });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toContain('"code":"concurrency_limit"');
+      expect((await first).status).toBe(200);
+      await sleep(50);
+      const after = await rawRequest(`${limited.url}/chat/json`, { headers: AUTH, body: slow });
+      expect(after.status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
