@@ -5,6 +5,7 @@
 import express from 'express';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
 import { chatRouter } from '../../src/express/chatRouter';
 import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/testing/startEmulator';
@@ -89,6 +90,28 @@ describe('the same statuses, headers and bytes as the node serving core (Express
   it.each(cases)('%s', async (_name, path, options) => {
     const [web, node] = await Promise.all([rawRequest(hono.url + path, options), rawRequest(expressUrl + path, options)]);
     expect(shape(web)).toEqual(shape(node));
+  });
+});
+
+describe('compressed bodies, as body-parser reads them', () => {
+  const hello = JSON.stringify({ model: 'deepseek-chat', messages: [{ role: 'user', content: 'Hello, world!' }] });
+  const send = async (base: string, encoding: string, body: Buffer): Promise<{ status: number; body: string }> => {
+    const res = await fetch(`${base}/chat/json`, {
+      method: 'POST',
+      headers: { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+      body,
+    });
+    return { status: res.status, body: await res.text() };
+  };
+  it.each([
+    ['gzip', gzipSync(Buffer.from(hello))],
+    ['deflate', deflateSync(Buffer.from(hello))],
+    ['gzip, over the limit once inflated', gzipSync(Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(1_100_000) }] })))],
+    ['compress (unsupported)', Buffer.from(hello)],
+  ])('%s: the same status and bytes as the node core', async (name, body) => {
+    const encoding = name.split(/[ ,]/)[0] ?? '';
+    const [web, node] = await Promise.all([send(hono.url, encoding, body), send(expressUrl, encoding, body)]);
+    expect(web).toEqual(node);
   });
 });
 
