@@ -27,7 +27,18 @@ export interface GatewayConfig {
   idleTimeoutMs?: number;
   /** `CHATFLUX_HEARTBEAT_MS`: SSE `: ping` after this much silence (`0` disables), default 15000. */
   heartbeatMs: number;
+  /**
+   * `CHATFLUX_SHUTDOWN_GRACE_MS`: on SIGTERM/SIGINT, how long requests in flight may still run before they end with
+   * `shutting_down` (default `GATEWAY_DEFAULTS.shutdownGraceMs`, 10000).
+   */
+  shutdownGraceMs?: number;
+  /**
+   * `CHATFLUX_EMULATOR_PACE_MS`: milliseconds between two streamed events of the built-in emulator (provider
+   * `emulator` only; default `GATEWAY_DEFAULTS.emulatorPaceMs`, 30: a provider's pace, so that the demo streams).
+   */
+  emulatorPaceMs?: number;
 }
+
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', 'moonshot', 'moonshot-cn', 'deepseek', 'openai-compatible'];
 
@@ -80,11 +91,15 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   const maxRetries = integer(env, 'CHATFLUX_MAX_RETRIES', 0, 10);
   const firstChunkTimeoutMs = integer(env, 'CHATFLUX_FIRST_CHUNK_TIMEOUT_MS', 1, 86_400_000);
   const idleTimeoutMs = integer(env, 'CHATFLUX_IDLE_TIMEOUT_MS', 1, 86_400_000);
+  const shutdownGraceMs = integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000);
+  const emulatorPaceMs = integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000);
   if (baseUrl !== undefined) config.baseUrl = baseUrl;
   if (apiKey !== undefined) config.apiKey = apiKey;
   if (model !== undefined) config.model = model;
   if (maxRetries !== undefined) config.maxRetries = maxRetries;
   if (firstChunkTimeoutMs !== undefined) config.firstChunkTimeoutMs = firstChunkTimeoutMs;
   if (idleTimeoutMs !== undefined) config.idleTimeoutMs = idleTimeoutMs;
+  if (shutdownGraceMs !== undefined) config.shutdownGraceMs = shutdownGraceMs;
+  if (emulatorPaceMs !== undefined) config.emulatorPaceMs = emulatorPaceMs;
   return config;
 }
