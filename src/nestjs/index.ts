@@ -1,3 +1,8 @@
+/**
+ * `chatflux/nestjs`: the module, decorators, interceptor, filter and pipe for NestJS 10 to 12. Re-exports only.
+ * @packageDocumentation
+ * @module chatflux/nestjs
+ */
 export { CHATFLUX_CLIENT } from './CHATFLUX_CLIENT.js';
 export { CHATFLUX_MODULE_CONFIG } from './CHATFLUX_MODULE_CONFIG.js';
 export { ChatfluxModule } from './ChatfluxModule.js';
