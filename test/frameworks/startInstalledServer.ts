@@ -28,7 +28,9 @@ export async function startInstalledServer(project: string, target: InstalledTar
     const timer = setTimeout(() => reject(new Error(`${target} in ${project} did not start: ${output}`)), 20_000);
     child.stdout.on('data', () => {
       const url = /^listening (http:\/\/\S+)$/m.exec(output)?.[1];
-      if (url !== undefined) resolve(url), clearTimeout(timer);
+      if (url === undefined) return;
+      clearTimeout(timer);
+      resolve(url);
     });
     void exited.then((code) => {
       clearTimeout(timer);

@@ -186,7 +186,9 @@ describe('the tarball installed in an empty project', () => {
         const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout}`)), 30_000);
         child.stdout.on('data', () => {
           const found = /listening: (http:\/\/\S+)/.exec(stdout)?.[1];
-          if (found !== undefined) resolve(found), clearTimeout(timer);
+          if (found === undefined) return;
+          clearTimeout(timer);
+          resolve(found);
         });
       });
       const res = await rawRequest(`${url}/chat/completions`, { body: { model: 'deepseek-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] } });
@@ -209,7 +211,9 @@ describe('the tarball installed in an empty project', () => {
         const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 30_000);
         child.stderr.on('data', () => {
           const found = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-          if (found !== undefined) resolve(found), clearTimeout(timer);
+          if (found === undefined) return;
+          clearTimeout(timer);
+          resolve(found);
         });
       });
       expectNdjsonAnswer(await rawRequest(`${url}/chat/stream`, { body: { messages: [{ role: 'user', content: 'hi' }] } }));
