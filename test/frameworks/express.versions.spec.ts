@@ -1,16 +1,15 @@
 /**
- * chatRouter from the packed package, mounted by an app of each supported Express major (4 and 5), each installed
- * from the registry beside it: the shared wire suite against each. (test/express runs it on the sources.)
+ * chatRouter from the packed package, mounted by an Express 4 app (Express 4 installed from the registry beside it):
+ * the shared wire suite. Express 5 runs it on the sources (test/express/chatRouter.wire.spec.ts) and loads the packed
+ * router in test/package.
  */
-import { FRAMEWORK_PROJECTS } from '../helpers/FRAMEWORK_PROJECTS';
-import { installedProject } from '../helpers/packedPackage';
+import { installFrameworkProjects, type FrameworkProjects } from '../helpers/installFrameworkProjects';
 import { describeWireContract } from '../helpers/wireContractSuite';
 import { startInstalledServer } from './startInstalledServer';
 
-const projects = { legacy: '', current: '' };
+let projects: FrameworkProjects;
 beforeAll(async () => {
-  [projects.legacy, projects.current] = await Promise.all([installedProject('legacy', FRAMEWORK_PROJECTS.legacy), installedProject('current', FRAMEWORK_PROJECTS.current)]);
+  projects = await installFrameworkProjects();
 }, 600_000);
 
 describeWireContract('Express 4 (packed chatflux/express)', (setup) => startInstalledServer(projects.legacy, 'express', setup), ['deepseek']);
-describeWireContract('Express 5 (packed chatflux/express)', (setup) => startInstalledServer(projects.current, 'express', setup), ['deepseek']);

@@ -10,8 +10,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { FRAMEWORK_PROJECTS } from '../helpers/FRAMEWORK_PROJECTS';
-import { installedProject, packedTarball, ROOT, userEnv } from '../helpers/packedPackage';
+import { installFrameworkProjects } from '../helpers/installFrameworkProjects';
+import { packedTarball, ROOT, userEnv } from '../helpers/packedPackage';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest';
 import { waitFor } from '../helpers/streamSources';
 import { expectErrorAfterCommit } from '../helpers/wireAssertions';
@@ -119,8 +119,7 @@ describe('the gateway program, signalled', () => {
   let project: string;
   beforeAll(async () => {
     // The pack builds dist/ in the clone (node dist/…) and the project installs the tarball.
-    await packedTarball();
-    project = await installedProject('current', FRAMEWORK_PROJECTS.current);
+    project = (await installFrameworkProjects()).current;
   }, 600_000);
 
   it.concurrent.each(CASES)('$name: $signal ends it gracefully within 15 s, leaving no process', async ({ signal, run, graceMs, exit }) => {

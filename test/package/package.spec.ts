@@ -8,8 +8,8 @@ import { execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FRAMEWORK_PROJECTS } from '../helpers/FRAMEWORK_PROJECTS';
-import { installedProject, packedTarball, ROOT, userEnv, type PackedTarball } from '../helpers/packedPackage';
+import { installFrameworkProjects } from '../helpers/installFrameworkProjects';
+import { packedTarball, ROOT, userEnv, type PackedTarball } from '../helpers/packedPackage';
 import { rawRequest } from '../helpers/rawRequest';
 import { expectNdjsonAnswer } from '../helpers/wireAssertions';
 
@@ -99,7 +99,8 @@ describe('the tarball installed in an empty project', () => {
     })).stdout;
 
   beforeAll(async () => {
-    project = await installedProject('current', FRAMEWORK_PROJECTS.current);
+    // The other projects install meanwhile, for test/frameworks.
+    project = (await installFrameworkProjects()).current;
   }, 600_000);
 
   it.each(SPECIFIERS)('%s: require and import load it, with the same names', async (specifier) => {
