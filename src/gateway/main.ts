@@ -7,7 +7,7 @@
  * A bad setting, a port in use or a missing peer dependency: one line on stderr naming it, and exit code 1.
  * Started by npm (`npx`, `npm start`), it also shuts down gracefully when the process that started it exits.
  */
-import { isConfigError } from '../core/errors.js';
+import { ConfigError, isConfigError } from '../core/errors.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
@@ -20,7 +20,7 @@ async function loadStartGateway(): Promise<typeof import('./startGateway.js').st
     const missing = /Cannot find (?:module|package) '([^']+)'/.exec((error as Error).message)?.[1];
     if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_MODULE_NOT_FOUND') || (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
       if (missing !== undefined && !missing.startsWith('.') && !missing.startsWith('/')) {
-        throw new Error(`the gateway needs the package "${missing}", which is not installed: npm install ${missing}`, { cause: error });
+        throw new ConfigError(`the gateway needs the package "${missing}", which is not installed: npm install ${missing}`, { cause: error });
       }
     }
     throw error;

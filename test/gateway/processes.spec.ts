@@ -7,11 +7,11 @@
  * Also: a port in use and a bad setting are one line naming it, and exit code 1.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { installFrameworkProjects } from '../helpers/installFrameworkProjects';
-import { packedTarball, ROOT, userEnv } from '../helpers/packedPackage';
+import { packedTarball, ROOT, runDir, userEnv } from '../helpers/packedPackage';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest';
 import { waitFor } from '../helpers/streamSources';
 import { expectErrorAfterCommit } from '../helpers/wireAssertions';
@@ -159,10 +159,10 @@ describe('the gateway program, refusing to start', () => {
   const bin = (): string => join(ROOT, 'bin', 'chatflux-gateway.cjs');
   beforeAll(() => packedTarball(), 300_000);
 
-  /** Runs the bin to its end; resolves with its exit code and stderr. */
-  const runBin = (env: Record<string, string>): Promise<{ code: number | null; stderr: string }> =>
+  /** Runs the bin to its end (after `preload`, a module given to `node --require`); resolves with its exit code and stderr. */
+  const runBin = (env: Record<string, string>, preload?: string): Promise<{ code: number | null; stderr: string }> =>
     new Promise((resolve) => {
-      const child = spawn(process.execPath, [bin()], { cwd: ROOT, env: userEnv({ HOST: '127.0.0.1', ...env }), stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [...(preload === undefined ? [] : ['--require', preload]), bin()], { cwd: ROOT, env: userEnv({ HOST: '127.0.0.1', ...env }), stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
       child.once('close', (code) => resolve({ code, stderr }));
@@ -182,6 +182,24 @@ describe('the gateway program, refusing to start', () => {
     } finally {
       busy.close();
     }
+  }, 30_000);
+
+  it('without express installed: one line saying to install it, exit code 1', async () => {
+    // As in a project that installed chatflux alone: resolving `express` fails as Node fails it.
+    const preload = join(runDir(), 'without-express.cjs');
+    writeFileSync(
+      preload,
+      `const Module = require('node:module');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === 'express') throw Object.assign(new Error("Cannot find module 'express'"), { code: 'MODULE_NOT_FOUND' });
+  return resolve.call(this, request, ...rest);
+};
+`,
+    );
+    const { code, stderr } = await runBin({ PORT: '0' }, preload);
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual(['chatflux gateway failed to start: the gateway needs the package "express", which is not installed: npm install express']);
   }, 30_000);
 
   it.each([
