@@ -64,15 +64,23 @@ describe('sentences()', () => {
     });
   });
 
-  it('passes on the error of a stream cut before [DONE], without the unfinished sentence', () => {
+  it('passes on the error of a stream cut before its finish_reason, without the unfinished sentence', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const { marbles, values } = sseMarbles(TRANSCRIPT, { done: false }); // 'abcde': no [DONE], no completion
-      const cut = cold(`${marbles}|`, values); // the connection closes after the last frame
+      const cut = cold(`${marbles.slice(0, -1)}|`, values); // the connection closes before 'e', the finishing chunk
       expectObservable(cut.pipe(parseSse(), decodeChunk(), sentences())).toBe(
-        '-x-y-#',
+        '-x-y#',
         SENTENCES,
         expect.objectContaining({ name: 'StreamProtocolError', code: 'stream_incomplete' }),
       );
+    });
+  });
+
+  it('finishes an answer that ends after its finish_reason without [DONE] (some providers never send it)', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const { marbles, values } = sseMarbles(TRANSCRIPT, { done: false }); // 'abcde': 'e' carries finish_reason
+      const ended = cold(`${marbles}|`, values); // the connection closes after the finishing chunk
+      expectObservable(ended.pipe(parseSse(), decodeChunk(), sentences())).toBe('-x-y-(z|)', SENTENCES);
     });
   });
 

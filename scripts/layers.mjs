@@ -34,7 +34,9 @@ export function layerZones(layers) {
       zones.push({
         target: barrelMay ? `./src/${layer}/!(index).ts` : `./src/${layer}`,
         from: `./src/${other}`,
-        message: `${layer}/ sits below ${other}/ (docs/ARCHITECTURE.md): move the shared piece down to a layer both may import.`,
+        message:
+          `${layer}/ may not import ${other}/: it may import only ${allowed.length === 0 ? 'itself' : allowed.map((name) => `${name}/`).join(', ')} ` +
+          '(scripts/layers.mjs, docs/ARCHITECTURE.md). Move the shared piece down to a layer both may import.',
       });
     }
   }

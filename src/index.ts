@@ -7,6 +7,8 @@
  * @module chatflux
  */
 export * from './operators/index.js';
+export { deltaContent } from './operators/deltaContent.js';
+export { deltaReasoning } from './operators/deltaReasoning.js';
 export { fromBody, type FromBodyConfig } from './source/fromBody.js';
 export type { BodySource } from './source/createBodyReader.js';
 export { requestCompletion, type RequestCompletionConfig } from './source/requestCompletion.js';
@@ -23,6 +25,12 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retryPolicy.js';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/providers.js';
 export { serverSentEvent } from './core/serverSentEvent.js';
 export { parseChatRequest } from './core/parseChatRequest.js';
+export type { ParseChatRequestConfig } from './core/ParseChatRequestConfig.js';
+export { applyRequestPolicy } from './core/applyRequestPolicy.js';
+export { checkRequestPolicy } from './core/checkRequestPolicy.js';
+export type { RequestPolicyConfig } from './core/RequestPolicyConfig.js';
+export { checkRequestBounds } from './core/checkRequestBounds.js';
+export { DEFAULT_REQUEST_LIMITS, type RequestLimitsConfig } from './core/requestLimits.js';
 export { toErrorResponse, type ErrorResponse, type ToErrorResponseConfig } from './core/toErrorResponse.js';
 export * from './core/errors.js';
 export * from './core/schemas/index.js';

@@ -191,6 +191,10 @@ async function main(): Promise<void> {
         CHATFLUX_BASE_URL: `${upstream}/v1`,
         CHATFLUX_API_KEY: 'sk-bench',
         CHATFLUX_MODEL: 'bench-2000',
+        // The load comes from one address and measures up to 1000 concurrent streams: no per-client limit, and the
+        // pool's queue as before (128 connections, no wait limit), so the figures stay comparable.
+        CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '0',
+        CHATFLUX_CONNECTION_WAIT_MS: '86400000',
       });
       const gateway = await startGateway(config, { log: () => undefined });
       url = gateway.url;

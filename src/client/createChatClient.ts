@@ -2,12 +2,17 @@ import { inspect } from 'node:util';
 import { defer, finalize, map, type Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
+import { createConnectionSlots } from './createConnectionSlots.js';
+import { withConnectionSlot } from './withConnectionSlot.js';
+import type { RequestLimitsConfig } from '../core/requestLimits.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { resolveProvider } from './resolveProvider.js';
 import { toCompletionRequest } from './toCompletionRequest.js';
 import { chunkTimeouts } from '../operators/chunkTimeouts.js';
 import { decodeChunk } from '../operators/decodeChunk.js';
 import { parseSse } from '../operators/parseSse.js';
 import { retryOnTransient, type RetryOnTransientConfig } from '../operators/retryOnTransient.js';
+import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js';
 import { toOutput } from '../operators/toOutput.js';
 import { toOutputChunks } from '../operators/toOutputChunks.js';
 import type {
@@ -42,12 +47,32 @@ export interface ChatClientConfig {
   dispatcher?: Dispatcher;
   /** The most connections the client's `Agent` opens per origin (default 128: one per concurrent streamed answer). */
   connections?: number;
+  /**
+   * How long a request waits for one of the client's `connections` to free up, in ms (default 10 000). Past it the
+   * request errors with `CapacityError('upstream_busy')` — a 503 with `Retry-After` for a client of the gateway —
+   * instead of queueing silently behind slow answers. `Infinity`: wait as long as it takes (batch jobs that queue on
+   * purpose); `0`: never wait. Only for the client's own `Agent` (a `dispatcher` you pass queues as it does).
+   */
+  connectionWaitMs?: number;
+  /**
+   * The most a `json()` answer may hold (characters of its text, reasoning, tool calls and log probabilities; default
+   * `DEFAULT_MAX_ANSWER_CHARS`, 16 Mi; `0`: no cap). Past it the call errors with `StreamProtocolError('answer_too_large')`
+   * (a 502 `answer_too_large` for a client of the gateway) and the upstream request is aborted.
+   */
+  maxAnswerChars?: number;
+  /** Bounds checked before a request is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
+  requestLimits?: RequestLimitsConfig;
   /** Extra headers on every upstream request. */
   headers?: Record<string, string>;
   /** More literal secrets to scrub from error messages (e.g. a key inside `headers`). */
   secrets?: readonly string[];
   /** Where env vars are read (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /**
+   * Only `data: [DONE]` ends an answer (default `false`: a stream that ends after every `finish_reason` is complete
+   * too, as some providers never send `[DONE]`). See `decodeChunk({ requireDone })`.
+   */
+  requireDone?: boolean;
 }
 
 /** Per-call options of a {@link ChatClient} method. */
@@ -89,8 +114,9 @@ export interface ChatClient {
  *
  * Every method is cold: each subscription validates the request (zod; `RequestError('invalid_request')` before
  * anything is sent), then runs `requestCompletion → parseSse → decodeChunk → chunkTimeouts → retryOnTransient`.
- * `json` retries around the whole answer (`… → toOutput → retryOnTransient`); `stream`/`sse` retry until their first
- * chunk (`… → toOutputChunks → retryOnTransient`). Unsubscribing aborts the request at once.
+ * `json` retries around the whole answer (`… → toOutput → retryOnTransient`), holds at most `maxAnswerChars` of it
+ * and, with `timeouts.json`, ends within that deadline; `stream`/`sse` retry until their first chunk
+ * (`… → toOutputChunks → retryOnTransient`). Unsubscribing aborts the request at once.
  *
  * ## Example
  * ```ts
@@ -105,7 +131,18 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   const { provider, baseUrl, apiKey, model } = resolveProvider(config);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...config.timeouts };
   const connections = config.connections ?? 128;
+  const connectionWaitMs = config.connectionWaitMs ?? 10_000;
+  if (!Number.isInteger(connections) || connections < 1) {
+    throw new ConfigError(`createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for 128.`);
+  }
+  if (!(connectionWaitMs >= 0)) {
+    throw new ConfigError(
+      `createChatClient: \`connectionWaitMs\` must be a number of ms from 0 (never wait) to Infinity (no limit), got ${String(connectionWaitMs)}; omit it for 10000.`,
+    );
+  }
   const owned = config.dispatcher === undefined;
+  // One slot per connection of our own pool: a request learns how long it waits instead of queueing inside undici.
+  const slots = owned ? createConnectionSlots(connections, connectionWaitMs) : undefined;
   const dispatcher =
     config.dispatcher ??
     new Agent({
@@ -114,7 +151,11 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       headersTimeout: timeouts.headers,
       bodyTimeout: 0,
     });
+  const requestLimits = resolveRequestLimits(config.requestLimits); // a wrong limit is a ConfigError now
+  const answer = toOutput({ maxAnswerChars: config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS }); // likewise
   const secrets = config.secrets ?? [];
+  const requireDone = config.requireDone ?? false;
+  decodeChunk({ requireDone }); // a wrong value is a ConfigError now, not at the first request
   // What an upstream's own error text must never carry back: the key it was sent, whatever its shape.
   const inBandSecrets = apiKey === undefined ? secrets : [apiKey, ...secrets];
   const retryConfig: RetryOnTransientConfig =
@@ -131,9 +172,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}): Observable<ChatCompletionChunk> =>
     defer(() => {
       if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
-      const body = toCompletionRequest(request, model);
+      const body = toCompletionRequest(request, model, requestLimits);
       inFlight++;
-      return requestCompletion(body, {
+      const upstream = requestCompletion(body, {
         baseUrl,
         dispatcher,
         secrets,
@@ -142,9 +183,16 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         ...(options.demand === undefined ? {} : { demand: options.demand }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
+      });
+      return withConnectionSlot(upstream, slots, {
+        connections,
+        waitMs: connectionWaitMs,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
       }).pipe(
         parseSse(),
-        decodeChunk({ secrets: inBandSecrets }),
+        // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
+        // before its usage says so (usage_missing) instead of silently lacking it.
+        decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
         chunkTimeouts<ChatCompletionChunk>({
           firstChunk: timeouts.firstChunk,
           idle: timeouts.idle,
@@ -165,7 +213,11 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     baseUrl,
     model,
     chunks: (request, options) => retried(chunksOf(request, options), options?.signal),
-    json: (request, options) => retried(chunksOf(request, options).pipe(toOutput()), options?.signal),
+    json: (request, options) => {
+      const whole = retried(chunksOf(request, options).pipe(answer), options?.signal);
+      // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
+      return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
+    },
     stream: (request, options) => retried(chunksOf(request, options).pipe(toOutputChunks()), options?.signal),
     sse: (request, options) => client.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
     close: async (graceMs = 0) => {

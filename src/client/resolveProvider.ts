@@ -21,7 +21,7 @@ export interface ResolvedProvider {
 /**
  * Applies a provider preset: the base URL, the default model, and the API key from its env var. Throws a
  * `ConfigError` that says how to fix the call for an unknown provider, a missing or non-http(s) base URL, or a
- * preset without a key (an empty key counts as none). The key is trimmed: one read from a CRLF `.env` file ends in
+ * preset whose key is required and missing (an empty key counts as none; local servers' keys are optional). The key is trimmed: one read from a CRLF `.env` file ends in
  * `\r`, which no provider's key contains and undici refuses in a header.
  */
 export function resolveProvider(settings: ProviderSettings): ResolvedProvider {
@@ -40,7 +40,7 @@ export function resolveProvider(settings: ProviderSettings): ResolvedProvider {
   const env = settings.env ?? process.env;
   const apiKey =
     nonEmpty(settings.apiKey) ?? (preset.apiKeyEnv === undefined ? undefined : nonEmpty(env[preset.apiKeyEnv]));
-  if (apiKey === undefined && preset.apiKeyEnv !== undefined) {
+  if (apiKey === undefined && preset.apiKeyEnv !== undefined && preset.apiKeyOptional !== true) {
     throw new ConfigError(
       `createChatClient: no API key for '${provider}'; pass { apiKey } or set ${preset.apiKeyEnv}.`,
     );

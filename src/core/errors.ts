@@ -18,6 +18,7 @@ export type ChatfluxErrorCode =
   | 'schema_violation'
   | 'stream_incomplete'
   | 'unexpected_content_type'
+  | 'answer_too_large'
   // the provider said no, in band or as an HTTP status
   | 'upstream_error'
   | 'upstream_http'
@@ -28,6 +29,9 @@ export type ChatfluxErrorCode =
   | 'aborted'
   // this server is stopping
   | 'shutting_down'
+  // this server has no capacity for the request now
+  | 'upstream_busy'
+  | 'concurrency_limit'
   // tool calls
   | 'tool_arguments_invalid'
   // a downstream client's request
@@ -64,7 +68,10 @@ export class ChatfluxError extends Error {
   }
 }
 
-/** The SSE byte stream or one of its events is unusable: bad UTF-8, oversize, bad JSON, wrong shape, cut short. */
+/**
+ * The SSE byte stream or one of its events is unusable: bad UTF-8, oversize, bad JSON, wrong shape, cut short — or
+ * the answer is larger than a buffering result may hold (`answer_too_large`).
+ */
 export class StreamProtocolError extends ChatfluxError {
   /** Always `'StreamProtocolError'`. */
   override name = 'StreamProtocolError' as const;
@@ -72,7 +79,14 @@ export class StreamProtocolError extends ChatfluxError {
   readonly snippet: string | undefined;
 
   constructor(
-    code: 'sse_event_too_large' | 'sse_invalid_utf8' | 'malformed_json' | 'schema_violation' | 'stream_incomplete' | 'unexpected_content_type',
+    code:
+      | 'sse_event_too_large'
+      | 'sse_invalid_utf8'
+      | 'malformed_json'
+      | 'schema_violation'
+      | 'stream_incomplete'
+      | 'unexpected_content_type'
+      | 'answer_too_large',
     message: string,
     options: ChatfluxErrorOptions & { snippet?: string } = {},
   ) {
@@ -143,8 +157,15 @@ export class AnswerFailedError extends ChatfluxError {
 export class NetworkError extends ChatfluxError {
   /** Always `'NetworkError'`. */
   override name = 'NetworkError' as const;
-  constructor(message: string, options: ChatfluxErrorOptions = {}) {
+  /**
+   * `true` when the connection broke after the response had started (status and headers received, the body being
+   * read): the provider was reached and was answering, and the answer was cut. `false`: it could not be reached
+   * (refused, DNS, reset before the response).
+   */
+  readonly midResponse: boolean;
+  constructor(message: string, options: ChatfluxErrorOptions & { midResponse?: boolean } = {}) {
     super('network', message, options);
+    this.midResponse = options.midResponse ?? false;
   }
 }
 
@@ -191,6 +212,27 @@ export class ShutdownError extends ChatfluxError {
     options: ChatfluxErrorOptions & { retryAfterSeconds?: number } = {},
   ) {
     super('shutting_down', message, options);
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
+}
+
+/**
+ * This server refused work it has no capacity for right now, and says when to try again: no upstream connection
+ * became free within the client's `connectionWaitMs` (`upstream_busy`: a `503`), or one client already has as many
+ * requests running as it may (`concurrency_limit`: a `429`). Both carry `Retry-After`; neither is retried by
+ * `retryOnTransient` (waiting again in the same queue would only double the wait).
+ */
+export class CapacityError extends ChatfluxError {
+  /** Always `'CapacityError'`. */
+  override name = 'CapacityError' as const;
+  /** How long a client should wait before it retries, in seconds (a `Retry-After`). */
+  readonly retryAfterSeconds: number;
+  constructor(
+    code: 'upstream_busy' | 'concurrency_limit',
+    message: string,
+    options: ChatfluxErrorOptions & { retryAfterSeconds?: number } = {},
+  ) {
+    super(code, message, options);
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
   }
 }
@@ -267,6 +309,8 @@ export const isTimeoutError = (error: unknown): error is TimeoutError => hasName
 export const isAbortedError = (error: unknown): error is AbortedError => hasName(error, 'AbortedError');
 /** True for a {@link ShutdownError}. */
 export const isShutdownError = (error: unknown): error is ShutdownError => hasName(error, 'ShutdownError');
+/** True for a {@link CapacityError}. */
+export const isCapacityError = (error: unknown): error is CapacityError => hasName(error, 'CapacityError');
 /** True for a {@link ToolCallError}. */
 export const isToolCallError = (error: unknown): error is ToolCallError => hasName(error, 'ToolCallError');
 /** True for a {@link RequestError}. */

@@ -1,6 +1,7 @@
 import {
   isAbortedError,
   isAnswerFailedError,
+  isCapacityError,
   isNetworkError,
   isRequestError,
   isShutdownError,
@@ -23,7 +24,7 @@ export interface ErrorResponse {
   status: number;
   /** The spec's `{message, type, code}`: secrets redacted, no stack, no internals. */
   body: ErrorBody;
-  /** For a `429` the wait the provider asked for, for a `503` shutdown the wait before a retry: whole seconds (for a `Retry-After` header). */
+  /** For a `429` the wait the provider asked for, for a `503` shutdown or a capacity refusal the wait before a retry: whole seconds (for a `Retry-After` header). */
   retryAfterSeconds?: number;
 }
 
@@ -34,6 +35,8 @@ export interface ToErrorResponseConfig {
 }
 
 const MAX_MESSAGE = 1000;
+/** The longest wire `code`: a provider's own code passes through, and a provider can put anything in it. */
+const MAX_CODE = 100;
 const INTERNAL: ErrorResponse = {
   status: 500,
   body: { message: 'internal server error', type: 'server_error', code: 'internal_error' },
@@ -47,7 +50,12 @@ const respond = (
   secrets: readonly string[] | undefined,
 ): ErrorResponse => ({
   status,
-  body: { message: truncate(redactSecrets(message, secrets), MAX_MESSAGE), type, code },
+  // Every string field, redacted before it is cut (a cut first can leave a start of a key that no rule recognises).
+  body: {
+    message: truncate(redactSecrets(message, secrets), MAX_MESSAGE),
+    type,
+    code: truncate(redactSecrets(code, secrets), MAX_CODE),
+  },
 });
 
 /**
@@ -68,18 +76,23 @@ const respond = (
  * | StreamProtocolError                           | 502    | `upstream_error`        | its code (`stream_incomplete`, `malformed_json`, …) |
  * | AnswerFailedError                             | 502    | `upstream_error`        | `answer_failed`                                     |
  * | ToolCallError                                 | 502    | `upstream_error`        | `tool_arguments_invalid`                            |
- * | NetworkError                                  | 502    | `upstream_error`        | `network`                                           |
+ * | NetworkError (unreachable, or cut mid-answer) | 502    | `upstream_error`        | `network`                                           |
  * | TimeoutError                                  | 504    | `timeout_error`         | `timeout`                                           |
  * | AbortedError                                  | 499    | `aborted_error`         | `aborted`                                           |
  * | ShutdownError                                 | 503    | `server_error`          | `shutting_down` (with `Retry-After`)                |
+ * | CapacityError `upstream_busy`                 | 503    | `server_error`          | `upstream_busy` (with `Retry-After`)                |
+ * | CapacityError `concurrency_limit`             | 429    | `rate_limit_error`      | `concurrency_limit` (with `Retry-After`)            |
  * | Nest HttpException 4xx/503 (chatflux/nestjs)  | same   | `invalid_request_error` | from the status: `forbidden`, `not_found`, …        |
  * | ConfigError, anything else                    | 500    | `server_error`          | `internal_error`                                    |
  *
- * 1. Messages pass through `redactSecrets` (`sk-…`, `Bearer …`, `api_key=…`, and every string in `config.secrets`)
- *    and are capped at 1000 characters. Stacks, causes, snippets and response bodies are never included.
+ * 1. Messages and codes pass through `redactSecrets` (`sk-…`, `Bearer …`, `api_key=…`, and every string in
+ *    `config.secrets`), then are capped (a message at 1000 characters, a code at 100): a provider's `code` or `type`
+ *    quoting our key is redacted as its message is. Stacks, causes, snippets and response bodies are never included.
  * 2. An upstream 401/403 means the gateway's own key was refused: the client cannot fix that, so it is a `502` with
  *    a fixed message (the provider's text may quote our key).
- * 3. A `NetworkError` gets a fixed message (the original may name internal hosts and addresses).
+ * 3. A `NetworkError` gets a fixed message (the original may name internal hosts and addresses): "the upstream
+ *    provider could not be reached", or, when the connection broke after the response had started
+ *    (`midResponse`), "the connection to the upstream provider was cut mid-answer". The code is `network` either way.
  * 4. A `ConfigError` or a foreign error is a bug on our side: a `500` with a fixed message, nothing of the original.
  * 5. The provider's `code` is passed on as `code` (else its `type`, e.g. Moonshot's `engine_overloaded_error`, which
  *    has no code), so a client can tell rate limits and overloads apart; `type` is always one of the table's.
@@ -151,10 +164,24 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
   if (isStreamProtocolError(error) || isAnswerFailedError(error) || isToolCallError(error)) {
     return respond(502, 'upstream_error', error.code, error.message, secrets);
   }
-  if (isNetworkError(error))
-    return respond(502, 'upstream_error', error.code, 'the upstream provider could not be reached', secrets);
+  if (isNetworkError(error)) {
+    // A cut answer is not an unreachable provider: say which (a client may retry the one, report the other).
+    const message =
+      (error as { midResponse?: unknown }).midResponse === true
+        ? 'the connection to the upstream provider was cut mid-answer'
+        : 'the upstream provider could not be reached';
+    return respond(502, 'upstream_error', error.code, message, secrets);
+  }
   if (isTimeoutError(error)) return respond(504, 'timeout_error', error.code, error.message, secrets);
   if (isAbortedError(error)) return respond(499, 'aborted_error', error.code, error.message, secrets);
+  if (isCapacityError(error)) {
+    const out =
+      error.code === 'concurrency_limit'
+        ? respond(429, 'rate_limit_error', error.code, error.message, secrets)
+        : respond(503, 'server_error', error.code, error.message, secrets);
+    out.retryAfterSeconds = error.retryAfterSeconds;
+    return out;
+  }
   if (isShutdownError(error)) {
     const out = respond(503, 'server_error', error.code, error.message, secrets);
     out.retryAfterSeconds = error.retryAfterSeconds;

@@ -1,4 +1,5 @@
 import { DEFAULT_RETRY_POLICY } from '../core/retryPolicy.js';
+import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js';
 import { DEFAULT_TIMEOUTS } from '../source/defaultTimeouts.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import type { GatewayConfig } from './loadGatewayConfig.js';
@@ -24,9 +25,22 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `max retries:  ${orDefault(config.maxRetries, DEFAULT_RETRY_POLICY.count)}`,
     `timeouts:     first chunk ${orDefault(config.firstChunkTimeoutMs, DEFAULT_TIMEOUTS.firstChunk, ' ms')}, idle ${orDefault(config.idleTimeoutMs, DEFAULT_TIMEOUTS.idle, ' ms')}`,
     `heartbeat:    ${config.heartbeatMs === 0 ? 'off' : `${config.heartbeatMs} ms`}`,
+    `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
+    `upstream:     ${orDefault(config.upstreamConnections, GATEWAY_DEFAULTS.upstreamConnections)} connections, wait ${orDefault(config.connectionWaitMs, GATEWAY_DEFAULTS.connectionWaitMs, ' ms')}, headers timeout ${orDefault(config.headersTimeoutMs, DEFAULT_TIMEOUTS.headers, ' ms')}`,
+    `limits:       ${orDefault(config.maxConcurrentPerClient, GATEWAY_DEFAULTS.maxConcurrentPerClient)} requests per client, /chat/json answer ${orDefault(config.maxAnswerChars, DEFAULT_MAX_ANSWER_CHARS, ' chars')}${config.jsonTimeoutMs === undefined ? ', no deadline' : ` within ${config.jsonTimeoutMs} ms`}`,
     `shutdown:     grace ${orDefault(config.shutdownGraceMs, GATEWAY_DEFAULTS.shutdownGraceMs, ' ms')}`,
   ];
   if (emulator) lines.push(`emulator:     ${orDefault(config.emulatorPaceMs, GATEWAY_DEFAULTS.emulatorPaceMs, ' ms')} between events`);
+  const policy = config.requestPolicy;
+  if (policy !== undefined) {
+    const rules = [
+      policy.allowedModels === undefined ? undefined : `models ${policy.allowedModels.join(', ')}`,
+      policy.maxTokens === undefined ? undefined : `max tokens ${policy.maxTokens}`,
+      policy.maxN === undefined ? undefined : `max n ${policy.maxN}`,
+      policy.stripFields === undefined ? undefined : `strips ${policy.stripFields.join(', ')}`,
+    ];
+    lines.push(`requests:     ${rules.filter((rule) => rule !== undefined).join('; ')}`);
+  }
   if (config.gatewayKeys.length === 0) lines.push('WARNING: CHATFLUX_GATEWAY_KEYS is not set: the chat endpoints are open to anyone who can reach them.');
   return lines;
 }

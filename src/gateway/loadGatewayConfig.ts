@@ -1,7 +1,9 @@
 import { ConfigError } from '../core/errors.js';
+import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
+import { PROVIDERS as PRESETS, type ProviderName } from '../client/providers.js';
 
-/** Where the gateway gets its answers: the built-in emulator, or a provider preset. */
-export type GatewayProvider = 'emulator' | 'moonshot' | 'moonshot-cn' | 'deepseek' | 'openai-compatible';
+/** Where the gateway gets its answers: the built-in emulator, or a provider preset (`PROVIDERS`). */
+export type GatewayProvider = 'emulator' | ProviderName;
 
 /** The gateway's configuration, as {@link loadGatewayConfig} reads it from the environment. */
 export interface GatewayConfig {
@@ -13,7 +15,7 @@ export interface GatewayConfig {
   provider: GatewayProvider;
   /** `CHATFLUX_BASE_URL`: the provider's base URL (required for `openai-compatible`). */
   baseUrl?: string;
-  /** `CHATFLUX_API_KEY`, else `MOONSHOT_API_KEY` (moonshot presets) or `DEEPSEEK_API_KEY` (deepseek). Secret. */
+  /** `CHATFLUX_API_KEY`, else the preset's own variable (`MOONSHOT_API_KEY`, `DEEPSEEK_API_KEY`, `GROQ_API_KEY`, …). Secret. */
   apiKey?: string;
   /** `CHATFLUX_MODEL`: the default model of requests that name none. */
   model?: string;
@@ -27,6 +29,27 @@ export interface GatewayConfig {
   idleTimeoutMs?: number;
   /** `CHATFLUX_HEARTBEAT_MS`: SSE `: ping` after this much silence (`0` disables), default 15000. */
   heartbeatMs: number;
+  /** `CHATFLUX_REQUIRE_DONE=true`: only `data: [DONE]` ends an upstream answer (default: an EOF after every `finish_reason` does too). */
+  requireDone?: boolean;
+  /**
+   * What clients may ask for, absent when no variable restricts anything: `CHATFLUX_ALLOWED_MODELS` (comma-separated
+   * model names), `CHATFLUX_MAX_TOKENS` (cap on `max_tokens` / `max_completion_tokens`, and the limit of requests that
+   * set none), `CHATFLUX_MAX_N` (cap on `n`), `CHATFLUX_STRIP_FIELDS` (comma-separated top-level fields removed before
+   * the request goes upstream).
+   */
+  requestPolicy?: RequestPolicyConfig;
+  /** `CHATFLUX_HEADERS_TIMEOUT_MS`: the upstream's deadline for its response headers (default 600000). */
+  headersTimeoutMs?: number;
+  /** `CHATFLUX_MAX_ANSWER_CHARS`: the most a `/chat/json` answer may hold (default 16 Mi characters; `0`: no cap). */
+  maxAnswerChars?: number;
+  /** `CHATFLUX_JSON_TIMEOUT_MS`: the deadline of a whole `/chat/json` request, retries included (default: none). */
+  jsonTimeoutMs?: number;
+  /** `CHATFLUX_UPSTREAM_CONNECTIONS`: the size of the upstream connection pool (default 128). */
+  upstreamConnections?: number;
+  /** `CHATFLUX_CONNECTION_WAIT_MS`: the longest wait for a free upstream connection, then 503 `upstream_busy` (default 10000). */
+  connectionWaitMs?: number;
+  /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
+  maxConcurrentPerClient?: number;
   /**
    * `CHATFLUX_SHUTDOWN_GRACE_MS`: on SIGTERM/SIGINT, how long requests in flight may still run before they end with
    * `shutting_down` (default `GATEWAY_DEFAULTS.shutdownGraceMs`, 10000).
@@ -39,8 +62,7 @@ export interface GatewayConfig {
   emulatorPaceMs?: number;
 }
 
-
-const PROVIDERS: readonly GatewayProvider[] = ['emulator', 'moonshot', 'moonshot-cn', 'deepseek', 'openai-compatible'];
+const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
 
 const integer = (env: Record<string, string | undefined>, name: string, min: number, max: number): number | undefined => {
   const raw = env[name]?.trim();
@@ -50,6 +72,21 @@ const integer = (env: Record<string, string | undefined>, name: string, min: num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}: fix or unset it.`);
   }
   return value;
+};
+const flag = (env: Record<string, string | undefined>, name: string): boolean | undefined => {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false (or 1 / 0), got ${JSON.stringify(env[name])}: fix or unset it.`);
+};
+const list = (env: Record<string, string | undefined>, name: string): string[] | undefined => {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 };
 const text = (env: Record<string, string | undefined>, name: string): string | undefined => {
   const raw = env[name]?.trim();
@@ -75,7 +112,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
     throw new ConfigError(`CHATFLUX_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}.`);
   }
-  const providerKey = provider.startsWith('moonshot') ? 'MOONSHOT_API_KEY' : provider === 'deepseek' ? 'DEEPSEEK_API_KEY' : undefined;
+  const providerKey = provider === 'emulator' ? undefined : PRESETS[provider].apiKeyEnv;
   const apiKey = text(env, 'CHATFLUX_API_KEY') ?? (providerKey === undefined ? undefined : text(env, providerKey));
   const config: GatewayConfig = {
     port: integer(env, 'PORT', 0, 65535) ?? 3000,
@@ -91,15 +128,39 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   const maxRetries = integer(env, 'CHATFLUX_MAX_RETRIES', 0, 10);
   const firstChunkTimeoutMs = integer(env, 'CHATFLUX_FIRST_CHUNK_TIMEOUT_MS', 1, 86_400_000);
   const idleTimeoutMs = integer(env, 'CHATFLUX_IDLE_TIMEOUT_MS', 1, 86_400_000);
-  const shutdownGraceMs = integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000);
-  const emulatorPaceMs = integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000);
+  const requestPolicy: RequestPolicyConfig = {};
+  const allowedModels = list(env, 'CHATFLUX_ALLOWED_MODELS');
+  const maxTokens = integer(env, 'CHATFLUX_MAX_TOKENS', 1, 10_000_000);
+  const maxN = integer(env, 'CHATFLUX_MAX_N', 1, 128);
+  const stripFields = list(env, 'CHATFLUX_STRIP_FIELDS');
+  if (allowedModels !== undefined) requestPolicy.allowedModels = allowedModels;
+  if (maxTokens !== undefined) requestPolicy.maxTokens = maxTokens;
+  if (maxN !== undefined) requestPolicy.maxN = maxN;
+  if (stripFields !== undefined) {
+    const vital = stripFields.find((field) => field === 'model' || field === 'messages');
+    if (vital !== undefined)
+      throw new ConfigError(`CHATFLUX_STRIP_FIELDS cannot strip ${vital}: every request needs it (restrict models with CHATFLUX_ALLOWED_MODELS).`);
+    requestPolicy.stripFields = stripFields;
+  }
+  if (Object.keys(requestPolicy).length > 0) config.requestPolicy = requestPolicy;
+  const requireDone = flag(env, 'CHATFLUX_REQUIRE_DONE');
+  if (requireDone !== undefined) config.requireDone = requireDone;
   if (baseUrl !== undefined) config.baseUrl = baseUrl;
   if (apiKey !== undefined) config.apiKey = apiKey;
   if (model !== undefined) config.model = model;
   if (maxRetries !== undefined) config.maxRetries = maxRetries;
   if (firstChunkTimeoutMs !== undefined) config.firstChunkTimeoutMs = firstChunkTimeoutMs;
   if (idleTimeoutMs !== undefined) config.idleTimeoutMs = idleTimeoutMs;
-  if (shutdownGraceMs !== undefined) config.shutdownGraceMs = shutdownGraceMs;
-  if (emulatorPaceMs !== undefined) config.emulatorPaceMs = emulatorPaceMs;
+  const limits = {
+    headersTimeoutMs: integer(env, 'CHATFLUX_HEADERS_TIMEOUT_MS', 1, 86_400_000),
+    maxAnswerChars: integer(env, 'CHATFLUX_MAX_ANSWER_CHARS', 0, 1_073_741_824),
+    jsonTimeoutMs: integer(env, 'CHATFLUX_JSON_TIMEOUT_MS', 1, 86_400_000),
+    upstreamConnections: integer(env, 'CHATFLUX_UPSTREAM_CONNECTIONS', 1, 65_536),
+    connectionWaitMs: integer(env, 'CHATFLUX_CONNECTION_WAIT_MS', 0, 86_400_000),
+    maxConcurrentPerClient: integer(env, 'CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 0, 1_000_000),
+    shutdownGraceMs: integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000),
+    emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
+  };
+  for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
   return config;
 }

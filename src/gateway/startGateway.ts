@@ -8,11 +8,7 @@ import { createChatClient, type ChatClientConfig } from '../client/createChatCli
 import { ShutdownError } from '../core/errors.js';
 import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
 import { createGracefulShutdown } from '../node/createGracefulShutdown.js';
-import { formatNdjsonError } from '../wire/formatNdjsonError.js';
-import { formatSseError } from '../wire/formatSseError.js';
-import { sendJson } from '../node/sendJson.js';
-import { sendNdjson } from '../node/sendNdjson.js';
-import { sendSse } from '../node/sendSse.js';
+import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import type { ErrorBody } from '../core/schemas/index.js';
 import { startEmulator } from '../testing/startEmulator.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
@@ -50,6 +46,9 @@ const SHUTTING_DOWN = 'the gateway is shutting down; retry the request';
 /** What `GET /chat/sse` without `q` asks for: the spec's `new EventSource('/chat/sse')` then streams a demo answer. */
 const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Please introduce yourself in a few sentences.' }] };
 
+/** The wire of a chat path's last segment (`sse`, `stream`); anything else answers as JSON does. */
+const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'sse' ? 'sse' : segment === 'stream' ? 'ndjson' : 'json');
+
 /**
  * Starts the gateway: an Express app with the chat endpoints (`chatRouter`), `GET /healthz`, and the demo page at `/`,
  * in front of the configured provider — or of the built-in emulator, started in-process at a provider's pace
@@ -62,16 +61,25 @@ const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Plea
  *   is left running then.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
+  // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers).
   const emulator =
-    config.provider === 'emulator' ? await startEmulator({ dialect: 'deepseek', seed: 1, paceMs: config.emulatorPaceMs ?? GATEWAY_DEFAULTS.emulatorPaceMs }) : undefined;
+    config.provider === 'emulator'
+      ? await startEmulator({ dialect: 'deepseek', seed: 1, requestLog: false, paceMs: config.emulatorPaceMs ?? GATEWAY_DEFAULTS.emulatorPaceMs })
+      : undefined;
   const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
   if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
   if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
   if (config.model !== undefined) clientConfig.model = config.model;
   if (config.maxRetries !== undefined) clientConfig.retry = config.maxRetries;
+  if (config.requireDone !== undefined) clientConfig.requireDone = config.requireDone;
   clientConfig.timeouts = {};
   if (config.firstChunkTimeoutMs !== undefined) clientConfig.timeouts.firstChunk = config.firstChunkTimeoutMs;
   if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;
+  if (config.headersTimeoutMs !== undefined) clientConfig.timeouts.headers = config.headersTimeoutMs;
+  if (config.jsonTimeoutMs !== undefined) clientConfig.timeouts.json = config.jsonTimeoutMs;
+  if (config.maxAnswerChars !== undefined) clientConfig.maxAnswerChars = config.maxAnswerChars;
+  if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
+  if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
   const client = createChatClient({ ...clientConfig, ...options.client });
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
@@ -92,10 +100,12 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       ...(config.model === undefined ? {} : { model: config.model }),
       apiKeys: config.gatewayKeys,
       heartbeatMs: config.heartbeatMs,
+      ...(config.maxConcurrentPerClient === undefined ? {} : { maxConcurrentPerClient: config.maxConcurrentPerClient }),
       demoRequest: DEMO_REQUEST,
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,
       log,
+      ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
     }),
   );
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));
@@ -140,8 +150,9 @@ function refuseWhileClosing(req: Request, res: Response): void {
   res.setHeader('Connection', 'close');
   const refusal = throwError(() => new ShutdownError(SHUTTING_DOWN));
   const endpoint = /^\/chat\/(sse|stream)\/?$/i.exec(req.path)?.[1]?.toLowerCase();
-  void (endpoint === 'sse' ? sendSse(res, refusal) : endpoint === 'stream' ? sendNdjson(res, refusal) : sendJson(res, refusal));
+  void CHAT_WIRES[wireOf(endpoint)].send(res, refusal, {});
 }
+
 
 /**
  * Answers a request Node's HTTP parser refused (headers over Node's `maxHeaderSize`, 16 KB by default → 431, anything else malformed → 400)
@@ -160,12 +171,9 @@ function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }
     ? { message: `the request headers are larger than the server accepts (${Math.round(maxHeaderSize / 1024)} KB)`, type: 'invalid_request_error', code: 'headers_too_large' }
     : { message: 'malformed HTTP request', type: 'invalid_request_error', code: 'invalid_request' };
   const endpoint = /^[A-Z]+ \/chat\/(stream|sse)(?:[ ?]|$)/.exec(error.rawPacket?.toString('latin1', 0, 64) ?? '')?.[1];
-  const [type, text] =
-    endpoint === 'sse'
-      ? ['text/event-stream', formatSseError(body)]
-      : endpoint === 'stream'
-        ? ['application/json', formatNdjsonError(body)]
-        : ['application/json', JSON.stringify({ error: body })];
+  const { format } = CHAT_WIRES[wireOf(endpoint)];
+  const type = format.headers['Content-Type'] ?? 'application/json';
+  const text = format.encodeError(body);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );

@@ -1,23 +1,30 @@
 /**
- * `chatflux/nestjs`: the module, decorators, interceptor, filter and pipe for NestJS 10 to 12. Re-exports only.
+ * `chatflux/nestjs`: the module, its controller, the decorators, interceptor, filter and pipe.
+ *
+ * This folder follows Nest's own file convention (as `@nestjs/throttler` does: `chatflux.module.ts`,
+ * `chatflux.controller.ts`, `chatflux.decorators.ts`, `chatflux.interceptor.ts`, `chatflux.filter.ts`,
+ * `chatflux.pipe.ts`, `chatflux.constants.ts`, `chatflux.providers.ts`, `chatflux.interfaces.ts`,
+ * `chatflux.shutdown.ts`, `chatflux.utilities.ts`): here the house rule "one export per file, named after it" yields
+ * to it, so that a Nest developer finds each piece where Nest puts it. The serving itself is not here: the module's
+ * routes call the serving core of `src/node/` (`createChatEndpoints`), as Express's `chatRouter` does.
+ * Re-exports only. For NestJS 10, 11 and 12, on the Express and Fastify platforms.
  * @packageDocumentation
  * @module chatflux/nestjs
  */
-export { CHATFLUX_CLIENT } from './CHATFLUX_CLIENT.js';
-export { CHATFLUX_MODULE_CONFIG } from './CHATFLUX_MODULE_CONFIG.js';
-export { ChatfluxModule } from './ChatfluxModule.js';
-export type { ChatfluxModuleConfig, ChatfluxRoutesConfig } from './ChatfluxModuleConfig.js';
-export type { ChatWireConfig } from './ChatWireConfig.js';
-export type { ChatfluxModuleAsyncConfig } from './ChatfluxModuleAsyncConfig.js';
-export { createChatController } from './createChatController.js';
-export { ChatJson } from './ChatJson.js';
-export { ChatNdjson } from './ChatNdjson.js';
-export { ChatSse } from './ChatSse.js';
-export { Demand } from './Demand.js';
-export { ChatWireInterceptor } from './ChatWireInterceptor.js';
-export { ChatfluxExceptionFilter } from './ChatfluxExceptionFilter.js';
-export { ChatfluxShutdown } from './ChatfluxShutdown.js';
-export { ZodValidationPipe } from './ZodValidationPipe.js';
-export type { ChatWireFormat } from './ChatWireFormat.js';
+export { CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG } from './chatflux.constants.js';
+export { ChatfluxModule } from './chatflux.module.js';
+export type {
+  ChatfluxModuleConfig,
+  ChatfluxRoutesConfig,
+  ChatfluxModuleAsyncConfig,
+  ChatWireConfig,
+} from './chatflux.interfaces.js';
+export { createChatController } from './chatflux.controller.js';
+export { ChatJson, ChatNdjson, ChatSse, Demand } from './chatflux.decorators.js';
+export { ChatWireInterceptor } from './chatflux.interceptor.js';
+export { ChatfluxExceptionFilter } from './chatflux.filter.js';
+export { ChatfluxShutdown } from './chatflux.shutdown.js';
+export { ZodValidationPipe } from './chatflux.pipe.js';
+export type { ChatWireFormat } from '../node/CHAT_WIRES.js';
 export type { ChatClient } from '../client/createChatClient.js';
 export type { DemandGate } from '../core/createDemandGate.js';

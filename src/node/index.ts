@@ -1,5 +1,6 @@
 /**
- * `chatflux/node`: the writers that put an Observable on a `node:http` response as JSON, NDJSON or SSE. Re-exports only.
+ * `chatflux/node`: the writers that put an Observable on a `node:http` response as JSON, NDJSON or SSE, and the
+ * serving core's framework-free pieces. Re-exports only.
  * @packageDocumentation
  * @module chatflux/node
  */
@@ -9,3 +10,9 @@ export { sendSse, type SendSseConfig } from './sendSse.js';
 export type { WireFormat } from '../wire/WireFormat.js';
 export type { WriteOutcome } from './WriteOutcome.js';
 export { writeResponse, type WriteResponseConfig } from './writeResponse.js';
+export {
+  createConcurrencyLimiter,
+  type ConcurrencyLimiter,
+  type ConcurrencyLimiterConfig,
+} from './createConcurrencyLimiter.js';
+export { clientKeyOf } from './clientKeyOf.js';

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Mono } from '../core/types.js';
+import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
@@ -7,17 +8,9 @@ import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 /** Options of {@link sendJson}: a demand gate is pointless for one value, heartbeats do not apply. */
 export type SendJsonConfig = Pick<WriteResponseConfig, 'signal' | 'secrets' | 'onValue'>;
 
-const JSON_FORMAT: WireFormat<unknown> = {
-  headers: { 'Content-Type': 'application/json' },
-  streaming: false,
-  encode: (value) => JSON.stringify(value),
-  trailer: '',
-  encodeError: (body) => JSON.stringify({ error: body }),
-};
-
 /**
  * Sends a Mono as the `/chat/json` response: one JSON object with `Content-Type: application/json` (the spec's,
- * exactly: RFC 8259 JSON is UTF-8 and defines no charset parameter).
+ * exactly: RFC 8259 JSON is UTF-8 and defines no charset parameter). The text is `JSON_WIRE`'s.
  *
  * 1. The body is written when the Mono completes, so an error at any point gets a real HTTP status and the spec's
  *    `{"error":{"message","type","code"}}` body (status and `Retry-After` from `toErrorResponse`).
@@ -35,5 +28,5 @@ const JSON_FORMAT: WireFormat<unknown> = {
  * @returns A promise of the {@link WriteOutcome}, settled when the response ended; it never rejects.
  */
 export function sendJson<T>(res: ServerResponse, mono: Mono<T>, config: SendJsonConfig = {}): Promise<WriteOutcome> {
-  return writeResponse(res, mono, JSON_FORMAT as WireFormat<T>, config);
+  return writeResponse(res, mono, JSON_WIRE as WireFormat<T>, config);
 }

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { formatNdjsonError } from '../wire/formatNdjsonError.js';
-import { formatNdjsonLine } from '../wire/formatNdjsonLine.js';
 import type { Flux } from '../core/types.js';
+import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
@@ -9,20 +8,9 @@ import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 /** Options of {@link sendNdjson}. NDJSON has no comment syntax, so there is no heartbeat. */
 export type SendNdjsonConfig = Omit<WriteResponseConfig, 'heartbeatMs'>;
 
-const NDJSON_FORMAT: WireFormat<unknown> = {
-  headers: {
-    'Content-Type': 'application/json',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
-  },
-  streaming: true,
-  encode: (value) => formatNdjsonLine(value),
-  trailer: '',
-  encodeError: (body) => formatNdjsonError(body),
-};
-
 /**
- * Streams a Flux as the `/chat/stream` response: one JSON object per line (`Transfer-Encoding: chunked`).
+ * Streams a Flux as the `/chat/stream` response: one JSON object per line (`Transfer-Encoding: chunked`), written
+ * by `NDJSON_WIRE` — the formatter of `toNdjson`, so the bytes are the operator's.
  *
  * 1. Headers (`Content-Type: application/json` as the spec lists it, `Cache-Control: no-cache, no-transform`,
  *    `Connection: keep-alive`, `X-Accel-Buffering: no`) are committed with the first line, or at the end of a Flux
@@ -43,5 +31,5 @@ const NDJSON_FORMAT: WireFormat<unknown> = {
  * @returns A promise of the {@link WriteOutcome}, settled when the response ended; it never rejects.
  */
 export function sendNdjson<T>(res: ServerResponse, flux: Flux<T>, config: SendNdjsonConfig = {}): Promise<WriteOutcome> {
-  return writeResponse(res, flux, NDJSON_FORMAT as WireFormat<T>, config);
+  return writeResponse(res, flux, NDJSON_WIRE as WireFormat<T>, config);
 }

@@ -1,32 +1,17 @@
 import type { ServerResponse } from 'node:http';
-import { formatSseError } from '../wire/formatSseError.js';
-import { formatSseFrame } from '../wire/formatSseFrame.js';
-import { SSE_DONE } from '../wire/sseDone.js';
 import type { Flux, ServerSentEvent } from '../core/types.js';
-import type { WireFormat } from '../wire/WireFormat.js';
+import { SSE_WIRE } from '../wire/SSE_WIRE.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 
 /** Options of {@link sendSse}. */
 export type SendSseConfig = WriteResponseConfig;
 
-const SSE_FORMAT: WireFormat<unknown> = {
-  headers: {
-    'Content-Type': 'text/event-stream',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
-  },
-  streaming: true,
-  encode: (value) => formatSseFrame(value, 'sendSse'),
-  trailer: SSE_DONE,
-  encodeError: (body) => formatSseError(body),
-  heartbeat: ': ping\n\n',
-};
-
 /**
  * Streams a Flux as the `/chat/sse` response, ended by `data: [DONE]`: a plain value (a string too) becomes one
- * `data: <json>` line, as with `toSse`; a `serverSentEvent({...})` is written with its fields (`event`, `id`, `retry`,
- * `comment`, and a string `data` as text lines, split on line breaks).
+ * `data: <json>` line; a `serverSentEvent({...})` is written with its fields (`event`, `id`, `retry`, `comment`, and a
+ * string `data` as text lines, split on line breaks). The frames are `SSE_WIRE`'s — the formatter of `toSse`, so the
+ * bytes are the operator's.
  *
  * 1. Headers (`Content-Type: text/event-stream` as the spec lists it, `Cache-Control: no-cache, no-transform`,
  *    `Connection: keep-alive`, `X-Accel-Buffering: no`) are committed with the first frame or the first heartbeat,
@@ -49,5 +34,5 @@ const SSE_FORMAT: WireFormat<unknown> = {
  * @returns A promise of the {@link WriteOutcome}, settled when the response ended; it never rejects.
  */
 export function sendSse<T>(res: ServerResponse, flux: Flux<T | ServerSentEvent<T>>, config: SendSseConfig = {}): Promise<WriteOutcome> {
-  return writeResponse(res, flux, SSE_FORMAT, config);
+  return writeResponse(res, flux, SSE_WIRE, config);
 }

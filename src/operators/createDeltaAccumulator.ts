@@ -7,6 +7,10 @@ import type {
   Usage,
 } from '../core/schemas/upstream.js';
 import { createToolCallTracker, type TrackedToolCall } from './createToolCallTracker.js';
+import { chunkUsage } from './chunkUsage.js';
+import { createChunkIdentity } from './createChunkIdentity.js';
+import { deltaContent } from './deltaContent.js';
+import { deltaReasoning } from './deltaReasoning.js';
 import { copyExtraFields } from './copyExtraFields.js';
 import { createLogprobsAccumulator, type LogprobsAccumulator } from './createLogprobsAccumulator.js';
 import { frozenCopy } from './frozenCopy.js';
@@ -21,7 +25,8 @@ type Json = Record<string, unknown>;
 
 const CHUNK_KEYS = new Set(['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', 'usage']);
 const CHOICE_KEYS = new Set(['index', 'delta', 'finish_reason', 'logprobs']);
-const DELTA_KEYS = new Set(['role', 'content', 'reasoning_content', 'refusal', 'tool_calls']);
+// `reasoning` is read into `reasoning_content` (deltaReasoning): it is not kept as a latest-wins extra.
+const DELTA_KEYS = new Set(['role', 'content', 'reasoning_content', 'reasoning', 'refusal', 'tool_calls']);
 const EMPTY_CHOICES: readonly CompletionChoice[] = Object.freeze([]);
 
 interface ChoiceState {
@@ -61,10 +66,7 @@ export function createDeltaAccumulator(): DeltaAccumulator {
   const states = new Map<number, ChoiceState>();
   const ordered: ChoiceState[] = []; // sorted by index
   let choices: readonly CompletionChoice[] = EMPTY_CHOICES;
-  let id = '';
-  let created = 0;
-  let model = '';
-  let fingerprint: string | undefined;
+  const identity = createChunkIdentity();
   let usage: Usage | undefined;
   let extras: Json | undefined;
 
@@ -118,19 +120,17 @@ export function createDeltaAccumulator(): DeltaAccumulator {
       state.role = delta.role;
       changed = true;
     }
-    if (isText(delta.content)) {
-      state.content = state.content === null ? delta.content : state.content + delta.content;
+    const text = deltaContent(delta);
+    if (text !== '') {
+      state.content = state.content === null ? text : state.content + text;
       changed = true;
     }
-    if (
-      typeof delta.reasoning_content === 'string' &&
-      (delta.reasoning_content !== '' || state.reasoning === undefined)
-    ) {
-      state.reasoning =
-        state.reasoning === undefined ? delta.reasoning_content : state.reasoning + delta.reasoning_content;
+    const reasoning = deltaReasoning(delta);
+    if (reasoning !== undefined && (reasoning !== '' || state.reasoning === undefined)) {
+      state.reasoning = state.reasoning === undefined ? reasoning : state.reasoning + reasoning;
       changed = true;
     }
-    const refusal = (delta as { refusal?: unknown }).refusal;
+    const refusal = delta.refusal;
     if (isText(refusal)) {
       state.refusal = state.refusal === undefined ? refusal : state.refusal + refusal;
       changed = true;
@@ -176,10 +176,7 @@ export function createDeltaAccumulator(): DeltaAccumulator {
 
   return {
     push(chunk) {
-      if (isText(chunk.id)) id = chunk.id;
-      if (typeof chunk.created === 'number') created = chunk.created;
-      if (isText(chunk.model)) model = chunk.model;
-      if (isText(chunk.system_fingerprint)) fingerprint = chunk.system_fingerprint;
+      identity.note(chunk);
       extras = copyExtraFields(chunk, CHUNK_KEYS, extras) ?? extras;
       let choiceUsage: Usage | undefined;
       let rebuilt = false;
@@ -194,11 +191,16 @@ export function createDeltaAccumulator(): DeltaAccumulator {
         }
       }
       // Latest usage wins, never summed: Moonshot repeats the choice's usage in a final `choices: []` chunk.
-      const chunkUsage = chunk.usage ?? choiceUsage;
-      if (chunkUsage != null) usage = frozenCopy(chunkUsage);
+      const latestUsage = chunkUsage(chunk) ?? choiceUsage;
+      if (latestUsage !== undefined) usage = frozenCopy(latestUsage);
       if (rebuilt) choices = Object.freeze(ordered.map((state) => state.snapshot!));
-      const snapshot: Json = { id, object: 'chat.completion', created, model };
-      if (fingerprint !== undefined) snapshot.system_fingerprint = fingerprint;
+      const snapshot: Json = {
+        id: identity.id ?? '',
+        object: 'chat.completion',
+        created: identity.created ?? 0,
+        model: identity.model ?? '',
+      };
+      if (identity.fingerprint !== undefined) snapshot.system_fingerprint = identity.fingerprint;
       snapshot.choices = choices;
       if (usage !== undefined) snapshot.usage = usage;
       if (extras !== undefined) for (const key of Object.keys(extras)) snapshot[key] = extras[key];

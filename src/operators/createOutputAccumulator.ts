@@ -1,7 +1,11 @@
 import { AnswerFailedError, StreamProtocolError } from '../core/errors.js';
 import type { AssembledToolCall } from './AssembledToolCall.js';
 import type { ChatCompletionChunk, ToolCall, Usage } from '../core/schemas/upstream.js';
+import { chunkUsage } from './chunkUsage.js';
+import { createChunkIdentity } from './createChunkIdentity.js';
 import { createToolCallAssembler, type ToolCallAssembler } from './createToolCallAssembler.js';
+import { deltaContent } from './deltaContent.js';
+import { deltaReasoning } from './deltaReasoning.js';
 
 /** What the followed choice says in one chunk. */
 export interface OutputStep {
@@ -9,6 +13,8 @@ export interface OutputStep {
   readonly content: string;
   /** New reasoning text (`''` when none). */
   readonly reasoning: string;
+  /** New refusal text (`''` when none). */
+  readonly refusal: string;
   /** Tool calls this chunk completed (assembled, wire shape), or `undefined`. */
   readonly toolCalls: ToolCall[] | undefined;
 }
@@ -21,13 +27,15 @@ export interface OutputAccumulator {
   finish(): ToolCall[] | undefined;
   /** The last non-empty `finish_reason` of the followed choice. */
   readonly finishReason: string | undefined;
-  /** The last usage seen (top level, or inside the followed choice as Moonshot sends it): counted once. */
+  /** The last usage seen (top level, `x_groq.usage`, or inside the followed choice as Moonshot sends it): counted once. */
   readonly usage: Usage | undefined;
-  /** The first `id` the stream carried. */
+  /** True when `decodeChunk` reported that the usage the request asked for never came (the stream ended without `[DONE]`). */
+  readonly usageMissing: boolean;
+  /** The first non-empty `id` the stream carried. */
   readonly id: string | undefined;
-  /** The first `model` the stream carried. */
+  /** The first non-empty `model` the stream carried. */
   readonly model: string | undefined;
-  /** The first `created` the stream carried. */
+  /** The first positive `created` the stream carried. */
   readonly created: number | undefined;
 }
 
@@ -39,18 +47,21 @@ const FAILED_FINISH_REASONS: ReadonlySet<string> = new Set(['insufficient_system
  *
  * 1. A choice is matched by its `index`, else by its position in `choices` (n > 1: other choices are ignored, and so
  *    is a top-level usage on their chunks).
- * 2. Empty `content` / `reasoning_content` deltas, role-only deltas and `delta: {}` say nothing.
+ * 2. Text, reasoning and refusal are read by the rules every output shares: `deltaContent` (a string, or a content
+ *    array's `text` parts), `deltaReasoning` (`reasoning_content`, else `reasoning`, else `thinking` parts), and
+ *    `refusal`. Empty pieces, role-only deltas and `delta: {}` say nothing.
  * 3. `finish_reason` `''` counts as absent; `insufficient_system_resource` throws an {@link AnswerFailedError}.
  * 4. Tool calls go through the shared assembler, created at the first tool-call fragment (plain text streams never
  *    pay for it); only complete calls come out, as `{id, type, function: {name, arguments}}`.
- * 5. O(1) work per chunk besides the assembler; nothing is copied.
+ * 5. `id`, `model`, `created`: the first non-empty values (`createChunkIdentity`). Usage: the top level, else
+ *    `x_groq.usage`, else the followed choice's own.
+ * 6. O(1) work per chunk besides the assembler; nothing is copied.
  */
 export function createOutputAccumulator(choice: number): OutputAccumulator {
   let finishReason: string | undefined;
   let usage: Usage | undefined;
-  let id: string | undefined;
-  let model: string | undefined;
-  let created: number | undefined;
+  let usageMissing = false;
+  const identity = createChunkIdentity();
   let chunks = 0;
   let assembler: ToolCallAssembler | undefined;
 
@@ -70,11 +81,10 @@ export function createOutputAccumulator(choice: number): OutputAccumulator {
   return {
     push(chunk) {
       chunks += 1;
-      id ??= chunk.id ?? undefined;
-      model ??= chunk.model ?? undefined;
-      created ??= chunk.created ?? undefined;
+      identity.note(chunk);
       let content = '';
       let reasoning = '';
+      let refusal = '';
       let hasToolFragments = false;
       let matched = false;
       let choiceUsage: Usage | undefined;
@@ -86,8 +96,9 @@ export function createOutputAccumulator(choice: number): OutputAccumulator {
         if ((current.index ?? position) !== choice) continue;
         matched = true;
         if (delta) {
-          if (delta.content) content += delta.content;
-          if (delta.reasoning_content) reasoning += delta.reasoning_content;
+          content += deltaContent(delta);
+          reasoning += deltaReasoning(delta) ?? '';
+          if (typeof delta.refusal === 'string') refusal += delta.refusal;
         }
         if (current.usage) choiceUsage = current.usage;
         if (current.finish_reason) {
@@ -103,11 +114,12 @@ export function createOutputAccumulator(choice: number): OutputAccumulator {
       // A top-level usage belongs to us on our choice's chunk or on a usage-only chunk (`choices: []`); on another
       // choice's chunk it is that choice's (decodeChunk copies Moonshot's per-choice usage up).
       if (choiceUsage) usage = choiceUsage;
-      else if (chunk.usage && (matched || choices.length === 0)) usage = chunk.usage;
+      else if (matched || choices.length === 0) usage = chunkUsage(chunk) ?? usage;
+      if (choices.length === 0 && (chunk as { usage_missing?: unknown }).usage_missing === true) usageMissing = true;
       if (hasToolFragments) assembler ??= createToolCallAssembler();
       const toolCalls = assembler ? ours(assembler.push(chunk)) : undefined;
-      return content !== '' || reasoning !== '' || toolCalls !== undefined
-        ? { content, reasoning, toolCalls }
+      return content !== '' || reasoning !== '' || refusal !== '' || toolCalls !== undefined
+        ? { content, reasoning, refusal, toolCalls }
         : undefined;
     },
     finish() {
@@ -121,14 +133,17 @@ export function createOutputAccumulator(choice: number): OutputAccumulator {
     get usage() {
       return usage;
     },
+    get usageMissing() {
+      return usageMissing && usage === undefined;
+    },
     get id() {
-      return id;
+      return identity.id;
     },
     get model() {
-      return model;
+      return identity.model;
     },
     get created() {
-      return created;
+      return identity.created;
     },
   };
 }

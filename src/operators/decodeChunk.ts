@@ -1,5 +1,6 @@
 import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
+import { createChoiceEnds } from './createChoiceEnds.js';
 import { matchesChunkShape } from './matchesChunkShape.js';
 import { redactSecrets } from '../core/redactSecrets.js';
 import { truncate } from '../core/truncate.js';
@@ -21,6 +22,19 @@ export interface DecodeChunkConfig {
    * upstream may quote the key it was sent. Things shaped like keys (`sk-…`, `Bearer …`) are always removed.
    */
   secrets?: readonly string[];
+  /**
+   * Require `data: [DONE]` (default `false`). By default a stream that ends (EOF) after every choice it started has
+   * its `finish_reason` is a complete answer — some providers never send `[DONE]`, and no text follows a
+   * `finish_reason`. With `true`, every end without `[DONE]` is `stream_incomplete`, as before.
+   */
+  requireDone?: boolean;
+  /**
+   * The request asked for usage (`stream_options.include_usage`; `createChatClient` always does). When such a
+   * stream ends without `[DONE]` after its finish reasons but before any usage came, one last chunk
+   * `{"object":"chat.completion.chunk","choices":[],"usage_missing":true}` says so (the outputs carry it as
+   * `usage_missing: true`): the answer is complete, only its usage is unknown. Default `false`.
+   */
+  usageRequested?: boolean;
 }
 
 const DONE = '[DONE]';
@@ -45,16 +59,30 @@ const DONE = '[DONE]';
  * 3. `event: error`, or a payload with an `error` member → `UpstreamStreamError` with the provider's message, type and
  *    code (secrets redacted).
  * 4. Bad JSON → `StreamProtocolError('malformed_json')`; a wrong shape → `StreamProtocolError('schema_violation')`
- *    naming the path; the end of the source before `[DONE]` → `StreamProtocolError('stream_incomplete')`. Errors
- *    carry the offending text, truncated, in `snippet`.
- * 5. Events of any other type (`event: ping`, …) are skipped. Source errors pass through.
+ *    naming the path. Errors carry the offending text, truncated, in `snippet`. `content` may be a string or an
+ *    array of parts (Mistral's `text` / `thinking` parts): both are chunks, read by the output operators.
+ * 5. The end of the source without `[DONE]`: after every choice the stream started has a non-empty
+ *    `finish_reason`, the output completes — a complete answer (some providers never send `[DONE]`; with
+ *    `usageRequested` and no usage seen, a last `{choices: [], usage_missing: true}` chunk first). Before that (a
+ *    choice still open, or no choice at all) → `StreamProtocolError('stream_incomplete')`: a cut stream is never a
+ *    finished answer. `requireDone: true` makes every end without `[DONE]` `stream_incomplete`.
+ * 6. Usage, wherever the provider puts it, is also at the top level: when a chunk has no top-level `usage`, Groq's
+ *    `x_groq.usage` or else a choice's `usage` (Moonshot) is copied there; the original stays where it was.
+ * 7. Events of any other type (`event: ping`, …) are skipped. Source errors pass through.
+ *
+ * | how the stream ends | result |
+ * |---|---|
+ * | `data: [DONE]` | completes (the source is unsubscribed at once) |
+ * | EOF after every started choice's `finish_reason` | completes (`requireDone: true`: `stream_incomplete`) |
+ * | EOF with a choice still open, or before any choice | `stream_incomplete` |
+ * | `event: error` or `{"error":…}` | `UpstreamStreamError` |
  *
  * ## Example
  * ```ts
  * requestCompletion(request, config).pipe(parseSse(), decodeChunk(), accumulateDeltas(), last())
  * ```
  *
- * @param config - Whether to validate, how long error snippets may be, and secrets to redact.
+ * @param config - Whether to validate, how long error snippets may be, secrets to redact, and the end-of-stream rule.
  * @returns An operator from {@link SseEvent}s to `ChatCompletionChunk`s.
  */
 export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<SseEvent, ChatCompletionChunk> {
@@ -67,6 +95,14 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
   const secrets = config.secrets ?? [];
   if (!Array.isArray(secrets) || secrets.some((secret) => typeof secret !== 'string'))
     throw new ConfigError('decodeChunk: secrets must be an array of strings (e.g. [apiKey]).');
+  const requireDone = config.requireDone ?? false;
+  if (typeof requireDone !== 'boolean')
+    throw new ConfigError('decodeChunk: requireDone must be a boolean (true: only data: [DONE] ends an answer).');
+  const usageRequested = config.usageRequested ?? false;
+  if (typeof usageRequested !== 'boolean')
+    throw new ConfigError(
+      "decodeChunk: usageRequested must be a boolean (the request's stream_options.include_usage).",
+    );
   const snippet = (text: string): string => truncate(redactSecrets(text, secrets), maxSnippet);
 
   const decode = (data: string): ChatCompletionChunk => {
@@ -104,12 +140,16 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
       chunk = result.data;
     }
     if (chunk.usage === undefined || chunk.usage === null) {
-      const choices = chunk.choices;
-      for (let i = 0; i < choices.length; i++) {
-        const usage = choices[i]?.usage;
-        if (usage !== undefined && usage !== null) {
-          chunk.usage = usage;
-          break;
+      const groq = chunk.x_groq?.usage;
+      if (groq !== undefined && groq !== null) chunk.usage = groq;
+      else {
+        const choices = chunk.choices;
+        for (let i = 0; i < choices.length; i++) {
+          const usage = choices[i]?.usage;
+          if (usage !== undefined && usage !== null) {
+            chunk.usage = usage;
+            break;
+          }
         }
       }
     }
@@ -119,6 +159,8 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
   return (source) =>
     new Observable<ChatCompletionChunk>((subscriber) => {
       let count = 0;
+      const ends = createChoiceEnds();
+      let usageSeen = false;
       source
         .pipe(
           tap({
@@ -130,7 +172,10 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
                   return;
                 }
                 count++;
-                subscriber.next(decode(event.data));
+                const chunk = decode(event.data);
+                ends.note(chunk.choices);
+                if (chunk.usage != null) usageSeen = true;
+                subscriber.next(chunk);
               } else if (type === 'error') {
                 let body: unknown;
                 try {
@@ -142,6 +187,11 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
               }
             },
             complete() {
+              if (!requireDone && ends.allFinished()) {
+                if (usageRequested && !usageSeen)
+                  subscriber.next({ object: 'chat.completion.chunk', choices: [], usage_missing: true });
+                return; // a complete answer: ignoreElements passes the completion on
+              }
               throw new StreamProtocolError(
                 'stream_incomplete',
                 `the upstream stream ended without data: [DONE] after ${count} chunk(s); the answer may be cut short`,

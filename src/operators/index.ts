@@ -5,7 +5,8 @@
  */
 export { parseSse, type ParseSseConfig } from './parseSse.js';
 export { decodeChunk, type DecodeChunkConfig } from './decodeChunk.js';
-export { accumulateDeltas } from './accumulateDeltas.js';
+export { accumulateDeltas, type AccumulateDeltasConfig } from './accumulateDeltas.js';
+export { DEFAULT_MAX_ANSWER_CHARS } from './defaultMaxAnswerChars.js';
 export { assembleToolCalls } from './assembleToolCalls.js';
 export type { AssembleToolCallsConfig } from './AssembleToolCallsConfig.js';
 export type { AssembledToolCall } from './AssembledToolCall.js';

@@ -15,6 +15,8 @@ export function matchesChunkShape(value: unknown): boolean {
   if (!nullishString(value.id) || !nullishString(value.object) || !nullishString(value.model)) return false;
   if (!nullishString(value.system_fingerprint) || !nullishNumber(value.created) || !nullishUsage(value.usage))
     return false;
+  const groq = value.x_groq;
+  if (groq !== undefined && groq !== null && !(isObject(groq) && nullishUsage(groq.usage))) return false;
   const choices = value.choices;
   if (choices === undefined) return true;
   if (!Array.isArray(choices)) return false;
@@ -39,12 +41,24 @@ function isChoice(v: unknown): boolean {
   const delta = v.delta;
   if (delta === undefined || delta === null) return true;
   if (!isObject(delta)) return false;
-  if (!nullishString(delta.role) || !nullishString(delta.content) || !nullishString(delta.reasoning_content))
+  if (!nullishString(delta.role) || !nullishContent(delta.content) || !nullishString(delta.reasoning_content))
     return false;
+  if (!nullishString(delta.reasoning) || !nullishString(delta.refusal)) return false;
   const calls = delta.tool_calls;
   if (calls === undefined || calls === null) return true;
   if (!Array.isArray(calls)) return false;
   for (let i = 0; i < calls.length; i++) if (!isToolCallDelta(calls[i])) return false;
+  return true;
+}
+
+/** A string, or an array of parts each with a string `type` (Mistral's content parts). */
+function nullishContent(v: unknown): boolean {
+  if (v === undefined || v === null || typeof v === 'string') return true;
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const part: unknown = v[i];
+    if (!isObject(part) || typeof part.type !== 'string') return false;
+  }
   return true;
 }
 

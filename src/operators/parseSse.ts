@@ -1,14 +1,16 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
+import { createEventCostCounter } from './createEventCostCounter.js';
 import { createUtf8Decoder, type Utf8Decoder } from './createUtf8Decoder.js';
 import type { SseEvent } from '../core/types.js';
 
 /** Options of {@link parseSse}. */
 export interface ParseSseConfig {
   /**
-   * The most UTF-16 code units one event may occupy: its `data` plus the line still being read. Beyond it the stream
-   * ends with `StreamProtocolError('sse_event_too_large')` and the source is unsubscribed. Default 16 MiB (16 777 216).
+   * The most UTF-16 code units one event may occupy: its `data` plus the line still being read (an event of more than
+   * 64 lines is also charged 32 units per further line: see rule 8). Beyond it the stream ends with
+   * `StreamProtocolError('sse_event_too_large')` and the source is unsubscribed. Default 16 MiB (16 777 216).
    */
   maxEventSize?: number;
   /** Called with the text of every comment line (`: keep-alive` → `'keep-alive'`), so keep-alives are observable. */
@@ -21,6 +23,10 @@ export interface ParseSseConfig {
 }
 
 const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
+/** Lines an event may have before each further line is charged {@link LINE_COST} (small events: characters only). */
+const FREE_LINES = 64;
+/** What a line beyond {@link FREE_LINES} costs, in UTF-16 units: ~64 bytes of string bookkeeping per joined line. */
+const LINE_COST = 32;
 const CR = 13;
 const LF = 10;
 const BOM = 0xfeff;
@@ -57,6 +63,12 @@ const BOM = 0xfeff;
  *    `data` exceeds it always fails, after the same earlier events. In between — `data` within a few characters of
  *    the limit, or a comment or field line longer than it — the outcome depends on where chunks end (deliberate: an
  *    exact rule would scan every line twice on the hot path).
+ * 8. Lines cost memory beyond their characters (each `data` line joined costs about 64 bytes of string bookkeeping),
+ *    so an event of more than 64 lines (comments not counted) is charged its characters so far plus 32 units for each
+ *    further line, counted as lines arrive: one event of millions of `data: x` lines fails at about
+ *    `maxEventSize / 40` lines, its memory bounded by about twice `maxEventSize` bytes (it held ~500 MB under the
+ *    default 16 MiB when only characters counted). Events of up to 64 lines are judged as in 7; a chunk of whole
+ *    events costs O(1) more.
  *
  * ## Example
  * ```ts
@@ -87,6 +99,7 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
       let skipLf = false; // the last text ended with CR, already completed with an LF: drop a leading LF of the next
       let utf8: Utf8Decoder | undefined;
       let bytesPending = false; // the last chunk was bytes: the decoder may hold part of a character
+      const cost = maxEventSize === Infinity ? undefined : createEventCostCounter(FREE_LINES, LINE_COST);
 
       const tooLarge = (): StreamProtocolError =>
         new StreamProtocolError(
@@ -138,6 +151,8 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
           }
         }
         parser.feed(text);
+        // The parser bounds the event's characters; the counter its lines too (each joined line costs memory).
+        if (failure === undefined && cost !== undefined && cost.push(text) > maxEventSize) failure = tooLarge();
         if (failure !== undefined) throw failure; // the parser is terminated now: feed it nothing more
         // eventsource-parser holds a final CR back until it sees whether an LF follows, so an event ended by CR would
         // wait for the next chunk (or never come, at the end). A CR ends its line at once (§9.2.6): complete it as

@@ -1,12 +1,21 @@
 import { defer, map, reduce, type OperatorFunction } from 'rxjs';
 import { ConfigError } from '../core/errors.js';
+import { createAnswerSizeLimit } from './createAnswerSizeLimit.js';
 import { createOutputAccumulator } from './createOutputAccumulator.js';
+import { DEFAULT_MAX_ANSWER_CHARS } from './defaultMaxAnswerChars.js';
 import type { LlmClientOutput, OutputMessage } from '../core/schemas/contract.js';
 import type { ChatCompletionChunk, ToolCall } from '../core/schemas/upstream.js';
 import type { ToOutputChunksConfig } from './toOutputChunks.js';
 
 /** Options of {@link toOutput}. */
-export type ToOutputConfig = ToOutputChunksConfig;
+export interface ToOutputConfig extends ToOutputChunksConfig {
+  /**
+   * The most an answer may hold, counted as it arrives (characters of its text, reasoning, tool calls and log
+   * probabilities; see `DEFAULT_MAX_ANSWER_CHARS`, 16 Mi). Past it: `StreamProtocolError('answer_too_large')`, and the
+   * source is unsubscribed (the upstream request aborted). `0`: no cap.
+   */
+  maxAnswerChars?: number;
+}
 
 /**
  * Reduces upstream chunks to the contract's one answer: the body of `/chat/json` (a `Mono<LlmClientOutput>`).
@@ -17,16 +26,22 @@ export type ToOutputConfig = ToOutputChunksConfig;
  *                                       done:true, finish_reason:"stop", usage}
  * ```
  *
- * 1. Emits exactly one value, when the source completes (after `[DONE]`), then completes.
- * 2. `id`, `model` and `created` are the first ones the stream carried (`''`, `''` and the current Unix time when
- *    it carried none). `message.content` is all the text (`''` when the model only called tools).
+ * 1. Emits exactly one value, when the source completes (after `[DONE]`, or at a clean end after every
+ *    `finish_reason`: see `decodeChunk`), then completes.
+ * 2. `id`, `model` and `created` are the first non-empty ones the stream carried (Azure's opening `id: ""`,
+ *    `created: 0` chunk does not count; `''`, `''` and the current Unix time when it carried none).
+ *    `message.content` is all the text (`''` when the model only called tools or refused).
  * 3. Optional extensions, present only when there is something to say: `message.reasoning_content` (all the
- *    reasoning), `message.tool_calls` (assembled, ids verbatim), `finish_reason`, `usage` (counted once).
+ *    reasoning, from `reasoning_content`, `reasoning` or `thinking` parts), `message.refusal` (a refusal, instead of
+ *    content), `message.tool_calls` (assembled, ids verbatim), `finish_reason`, `usage` (counted once: top level,
+ *    `x_groq.usage` or the choice's own), `usage_missing` (usage was asked for and never came).
  * 4. n > 1: only the choice `config.choice` (default 0) is kept, as in {@link toOutputChunks}.
  * 5. Errors: `finish_reason: insufficient_system_resource` → {@link AnswerFailedError} at once; a source that
  *    completes without any chunk → {@link StreamProtocolError} `stream_incomplete`; source errors pass through (a
  *    stream cut before `[DONE]` is `decodeChunk`'s error).
  * 6. Linear: text pieces are collected and joined once at the end; no snapshot per chunk.
+ * 7. Bounded: past `config.maxAnswerChars` (default 16 Mi characters) → `StreamProtocolError('answer_too_large')`
+ *    at once, the source unsubscribed — an upstream that never stops cannot grow the heap without end.
  *
  * ## Example
  * ```ts
@@ -34,9 +49,9 @@ export type ToOutputConfig = ToOutputChunksConfig;
  * answer.subscribe((output) => res.json(output));
  * ```
  *
- * @param config - `choice`: the choice to keep when n > 1.
+ * @param config - `choice`: the choice to keep when n > 1; `maxAnswerChars`: the cap of the answer.
  * @returns An operator from upstream chunks to one `LlmClientOutput`.
- * @throws ConfigError when `config.choice` is not a non-negative integer.
+ * @throws ConfigError when `config.choice` or `config.maxAnswerChars` is not a non-negative integer.
  */
 export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatCompletionChunk, LlmClientOutput> {
   const choice = config.choice ?? 0;
@@ -45,18 +60,24 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
       `toOutput: \`choice\` must be a non-negative integer (a choice index), got ${String(choice)}.`,
     );
   }
+  const maxAnswerChars = config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
+  createAnswerSizeLimit(maxAnswerChars, 'toOutput'); // a wrong cap is a ConfigError now
   return (source) =>
     defer(() => {
+      const limit = createAnswerSizeLimit(maxAnswerChars, 'toOutput');
       const state = createOutputAccumulator(choice);
       const content: string[] = [];
       const reasoning: string[] = [];
+      const refusal: string[] = [];
       let toolCalls: ToolCall[] | undefined;
       return source.pipe(
         reduce((count: number, chunk: ChatCompletionChunk) => {
+          limit?.push(chunk);
           const step = state.push(chunk);
           if (step !== undefined) {
             if (step.content !== '') content.push(step.content);
             if (step.reasoning !== '') reasoning.push(step.reasoning);
+            if (step.refusal !== '') refusal.push(step.refusal);
             if (step.toolCalls !== undefined) (toolCalls ??= []).push(...step.toolCalls);
           }
           return count + 1;
@@ -66,6 +87,7 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
           if (last !== undefined) (toolCalls ??= []).push(...last);
           const message: OutputMessage = { role: 'assistant', content: content.join('') };
           if (reasoning.length > 0) message.reasoning_content = reasoning.join('');
+          if (refusal.length > 0) message.refusal = refusal.join('');
           if (toolCalls !== undefined) message.tool_calls = toolCalls;
           const output: LlmClientOutput = {
             id: state.id ?? '',
@@ -76,6 +98,7 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
           };
           if (state.finishReason !== undefined) output.finish_reason = state.finishReason;
           if (state.usage !== undefined) output.usage = state.usage;
+          if (state.usageMissing) output.usage_missing = true;
           return output;
         }),
       );

@@ -28,11 +28,13 @@ export interface ToOutputChunksConfig {
  *
  * 1. `index` counts the emitted chunks from 0 without gaps. Chunks with nothing to say (role-only, empty strings,
  *    `delta: {}`, usage-only, other choices) are not emitted.
- * 2. `message.content` is the chunk's text (`''` when it carries only reasoning or tool calls);
- *    `message.reasoning_content` appears on reasoning deltas; `message.tool_calls` carries calls once complete
- *    (`{id, type, function: {name, arguments}}`, the id verbatim), never fragments.
- * 3. Exactly one chunk has `done: true`: the last, emitted when the source completes (after `[DONE]`). It carries
- *    `content: ''`, the tool calls the end of the stream completed, and `finish_reason` and `usage` when known.
+ * 2. `message.content` is the chunk's text (`''` when it carries only reasoning, a refusal or tool calls; a content
+ *    array's `text` parts are text); `message.reasoning_content` appears on reasoning deltas (`reasoning_content`,
+ *    `reasoning` or Mistral's `thinking` parts); `message.refusal` on refusal deltas; `message.tool_calls` carries
+ *    calls once complete (`{id, type, function: {name, arguments}}`, the id verbatim), never fragments.
+ * 3. Exactly one chunk has `done: true`: the last, emitted when the source completes (after `[DONE]`, or at a clean
+ *    end after every `finish_reason`). It carries `content: ''`, the tool calls the end of the stream completed, and
+ *    `finish_reason`, `usage` (top level, `x_groq.usage` or the choice's own) and `usage_missing` when known.
  * 4. n > 1: only the choice `config.choice` (default 0) is followed; its finish reason and usage are used (a
  *    top-level usage, which covers all choices, wins when it comes later).
  * 5. Errors: `finish_reason: insufficient_system_resource` → {@link AnswerFailedError}; a source that completes
@@ -72,6 +74,7 @@ export function toOutputChunks(
               if (step === undefined) return;
               const message: OutputMessage = { role: 'assistant', content: step.content };
               if (step.reasoning !== '') message.reasoning_content = step.reasoning;
+              if (step.refusal !== '') message.refusal = step.refusal;
               if (step.toolCalls !== undefined) message.tool_calls = step.toolCalls;
               subscriber.next({ message, done: false, index: index++ });
             },
@@ -82,6 +85,7 @@ export function toOutputChunks(
               const last: LlmClientOutputChunk = { message, done: true, index: index++ };
               if (state.finishReason !== undefined) last.finish_reason = state.finishReason;
               if (state.usage !== undefined) last.usage = state.usage;
+              if (state.usageMissing) last.usage_missing = true;
               subscriber.next(last);
             },
           }),

@@ -8,8 +8,10 @@ export interface TimeoutsConfig {
   firstChunk?: number;
   /** Between two data chunks after the first (keep-alive comments do not reset it). */
   idle?: number;
-  /** The whole answer of one attempt, from subscription to the end. Off by default; for a deadline across retries pass an `AbortSignal`. */
+  /** The whole answer of one attempt, from subscription to the end. Off by default; for a deadline across retries pass an `AbortSignal`, or set `json` for `client.json()`. */
   total?: number;
+  /** The whole of a `client.json()` call: every attempt and the waits between them (a `TimeoutError('total')`, not retried). Off by default. */
+  json?: number;
   /** Reading the body of an upstream error response (non-2xx, or a 2xx that is not SSE); when it runs out the error is built from what arrived. */
   errorBody?: number;
 }
@@ -24,9 +26,10 @@ export interface TimeoutsConfig {
  * | `firstChunk` | 600 s | DeepSeek queues a request for minutes under load (sending `: keep-alive` comments) and gives up itself after about ten; we should not give up earlier |
  * | `idle` | 60 s | once tokens flow they arrive every few tens of ms; a minute of silence mid-answer is a stall (DeepSeek does stall with the socket open), not thinking (reasoning is streamed too) |
  * | `total` | off | a long answer at 20 tokens/s legitimately runs for many minutes; callers who need a deadline pass an `AbortSignal` or set it |
+ * | `json` | off | as `total`, for the whole of a `json()` call (retries included): a server holding answers whole may set one (the gateway's `CHATFLUX_JSON_TIMEOUT_MS`) |
  * | `errorBody` | 5 s | an error body is a few hundred bytes sent at once; one that stalls must not turn a 503 into a first-chunk timeout |
  */
-export const DEFAULT_TIMEOUTS: Readonly<Required<Omit<TimeoutsConfig, 'total'>>> & Pick<TimeoutsConfig, 'total'> =
+export const DEFAULT_TIMEOUTS: Readonly<Required<Omit<TimeoutsConfig, 'total' | 'json'>>> & Pick<TimeoutsConfig, 'total' | 'json'> =
   Object.freeze({
     connect: 10_000,
     headers: 600_000,

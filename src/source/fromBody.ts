@@ -71,7 +71,7 @@ export function fromBody(body: BodySource, config: FromBodyConfig = {}): Observa
             subscriber.next(chunk);
           }
         } catch (error) {
-          if (!closed) subscriber.error(toTransportError(error));
+          if (!closed) subscriber.error(toTransportError(error, { midResponse: true })); // the response had started
         }
       })();
     }

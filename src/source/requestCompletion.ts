@@ -167,10 +167,12 @@ export function requestCompletion(
           if (contentType !== undefined && !/^\s*text\/event-stream\b/i.test(contentType)) {
             const text = await readBodyText(response.body, config.maxErrorBodyBytes, errorBodyMs);
             const detail = parseErrorBody(text)?.message;
-            const message = `upstream answered ${response.statusCode} with content type ${truncate(contentType, 100)}, not text/event-stream${detail === undefined ? '' : `: ${detail}`}`;
+            // Redacted before cut (a cut first can leave most of a key that no rule recognises any more).
+            const type = truncate(redactSecrets(contentType, secrets), 100);
+            const message = `upstream answered ${response.statusCode} with content type ${type}, not text/event-stream${detail === undefined ? '' : `: ${detail}`}`;
             return subscriber.error(
               new StreamProtocolError('unexpected_content_type', redactSecrets(message, secrets), {
-                snippet: redactSecrets(truncate(text), secrets),
+                snippet: truncate(redactSecrets(text, secrets)),
               }),
             );
           }
@@ -189,7 +191,7 @@ export function requestCompletion(
               subscriber.next(chunk);
             },
             error: (error: unknown) =>
-              subscriber.error(toTransportError(error, { secrets, bodyTimeoutMs: timeouts.body ?? 0 })),
+              subscriber.error(toTransportError(error, { secrets, bodyTimeoutMs: timeouts.body ?? 0, midResponse: true })),
             complete: () => {
               ended = true;
               subscriber.complete();

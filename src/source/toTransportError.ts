@@ -11,6 +11,8 @@ export interface TransportErrorContext {
   bodyTimeoutMs?: number;
   /** Literal secrets to keep out of the message. */
   secrets?: readonly string[];
+  /** The failure happened while a response body was being read: a `NetworkError` says the answer was cut. */
+  midResponse?: boolean;
 }
 
 const codeOf = (error: unknown): string | undefined => {
@@ -44,7 +46,8 @@ const CONFIG_FAILURES: ReadonlyMap<string, readonly [lead: string, fix: string]>
  * {@link ConfigError} (never retried) for a request undici refused to send (`UND_ERR_INVALID_ARG`, e.g. an API key
  * ending in `\r\n`; `ERR_INVALID_URL`) or a closed pool (`UND_ERR_DESTROYED`, `UND_ERR_CLOSED`), its message saying
  * what to fix and never echoing a header's value; a {@link NetworkError} with the original as `cause` for everything
- * else. Chatflux errors pass through unchanged.
+ * else (`midResponse` when `context.midResponse`: a body read broke, the answer was cut). Chatflux errors pass
+ * through unchanged.
  */
 export function toTransportError(error: unknown, context: TransportErrorContext = {}): ChatfluxError {
   if (isChatfluxError(error)) return error;
@@ -67,6 +70,10 @@ export function toTransportError(error: unknown, context: TransportErrorContext 
     const message = `${known[0]} (${code}): ${detail || 'refused by the HTTP client'}; ${known[1]}.`;
     return new ConfigError(redactSecrets(message, context.secrets ?? []), { cause: error });
   }
-  const message = `upstream connection failed${code === undefined ? '' : ` (${code})`}: ${detail || 'unknown error'}`;
-  return new NetworkError(redactSecrets(message, context.secrets ?? []), { cause: error });
+  const what = context.midResponse === true ? 'upstream connection cut mid-answer' : 'upstream connection failed';
+  const message = `${what}${code === undefined ? '' : ` (${code})`}: ${detail || 'unknown error'}`;
+  return new NetworkError(redactSecrets(message, context.secrets ?? []), {
+    cause: error,
+    ...(context.midResponse === true ? { midResponse: true } : {}),
+  });
 }

@@ -18,7 +18,8 @@ const first = (value: string | string[] | undefined): string | undefined => (Arr
 /**
  * Builds the {@link UpstreamHttpError} of a non-2xx answer: the status, the provider's message/type/code when the
  * body is a JSON error, else a truncated snippet of the body (an HTML page from a proxy), and the retry hint from
- * `retry-after-ms`, `Retry-After` or Moonshot's "try again after N seconds" text. Secrets are scrubbed.
+ * `retry-after-ms`, `Retry-After` or Moonshot's "try again after N seconds" text. Secrets are scrubbed from every
+ * field (message, type, code, body) before any of them is truncated.
  */
 export function toUpstreamHttpError(
   response: UpstreamHttpResponse,
@@ -27,13 +28,15 @@ export function toUpstreamHttpError(
 ): UpstreamHttpError {
   const parsed = parseErrorBody(response.body);
   const isHtml = /^\s*</.test(response.body);
-  const bodyText = redactSecrets(truncate(response.body.trim(), 1000), secrets);
+  // Every field redacted before it is cut: a cut first can leave most of a key that no rule recognises any more.
+  const redacted = redactSecrets(response.body.trim(), secrets);
+  const bodyText = truncate(redacted, 1000);
   const detail =
     parsed?.message ??
-    (isHtml
-      ? (/<title>([^<]*)<\/title>/i.exec(response.body)?.[1]?.trim() ?? 'an HTML page')
-      : truncate(response.body.trim(), 200));
+    (isHtml ? (/<title>([^<]*)<\/title>/i.exec(response.body)?.[1]?.trim() ?? 'an HTML page') : truncate(redacted, 200));
   const message = redactSecrets(`upstream answered HTTP ${response.status}${detail ? `: ${detail}` : ''}`, secrets);
+  const type = parsed?.type === undefined ? undefined : truncate(redactSecrets(parsed.type, secrets), 200);
+  const code = parsed?.code === undefined ? undefined : truncate(redactSecrets(parsed.code, secrets), 200);
   const retryAfterMs = parseRetryAfter({
     retryAfterMs: first(response.headers['retry-after-ms']),
     retryAfter: first(response.headers['retry-after']),
@@ -41,8 +44,8 @@ export function toUpstreamHttpError(
     ...(now === undefined ? {} : { now }),
   });
   return new UpstreamHttpError(response.status, message, {
-    ...(parsed?.type === undefined ? {} : { upstreamType: parsed.type }),
-    ...(parsed?.code === undefined ? {} : { upstreamCode: parsed.code }),
+    ...(type === undefined ? {} : { upstreamType: type }),
+    ...(code === undefined ? {} : { upstreamCode: code }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     ...(bodyText === '' ? {} : { body: bodyText }),
   });

@@ -1,6 +1,8 @@
 import type { AnswerPlan } from './planAnswer.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
 import { dialectUsage } from './dialectUsage.js';
+import { REFUSAL_PIECES } from './dialectFrames.js';
+import type { ProviderQuirks } from './ProviderQuirks.js';
 
 /**
  * The non-streaming `chat.completion` body of an answer, in a provider's dialect (key order included).
@@ -16,21 +18,34 @@ import { dialectUsage } from './dialectUsage.js';
  *
  * @param plan - The answer, from `planAnswer`.
  * @param dialect - The provider imitated.
+ * @param quirks - Other hosts' shapes: a refusal, `reasoning` as the reasoning field, Mistral's content parts.
  * @returns The JSON text.
  */
-export function dialectCompletion(plan: AnswerPlan, dialect: EmulatorDialect): string {
+export function dialectCompletion(plan: AnswerPlan, dialect: EmulatorDialect, quirks: ProviderQuirks = {}): string {
   let completionTokens = 0;
   let reasoningTokens = 0;
   const choices = plan.choices.map((choice) => {
+    if (quirks.refusal) {
+      completionTokens += REFUSAL_PIECES.length;
+      const message = { role: 'assistant', content: null, refusal: REFUSAL_PIECES.join('') };
+      return { index: choice.index, message, logprobs: null, finish_reason: 'stop' };
+    }
     const reasoning = [...choice.reasoning()];
     const content = [...choice.content()];
     const toolPieces = choice.toolCalls.reduce((sum, call) => sum + call.pieces.length, 0);
     reasoningTokens += reasoning.length;
     completionTokens += reasoning.length + content.length + toolPieces;
+    const text = content.length === 0 && choice.toolCalls.length > 0 ? null : content.join('');
+    const parts = [
+      ...(plan.reasoner ? [{ type: 'thinking', thinking: [{ type: 'text', text: reasoning.join('') }] }] : []),
+      ...(text === null ? [] : [{ type: 'text', text }]),
+    ];
     const message = {
       role: 'assistant',
-      content: content.length === 0 && choice.toolCalls.length > 0 ? null : content.join(''),
-      ...(plan.reasoner ? { reasoning_content: reasoning.join('') } : {}),
+      content: quirks.contentParts ? parts : text,
+      ...(plan.reasoner && !quirks.contentParts
+        ? { [quirks.reasoningField ?? 'reasoning_content']: reasoning.join('') }
+        : {}),
       ...(dialect === 'openai' ? { refusal: null } : {}),
       ...(choice.toolCalls.length > 0
         ? {

@@ -6,7 +6,9 @@
  */
 export { startEmulator } from './startEmulator.js';
 export type { Emulator, EmulatorConfig, EmulatorRequest } from './startEmulator.js';
+export type { EmulatorRequestLogConfig } from './createRequestLog.js';
 export type { EmulatorDialect } from './EmulatorDialect.js';
+export type { ProviderQuirks } from './ProviderQuirks.js';
 export { parseScenario } from './parseScenario.js';
 export type { EmulatorScenario } from './parseScenario.js';
 export { planAnswer } from './planAnswer.js';

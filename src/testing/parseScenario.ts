@@ -1,10 +1,12 @@
 import { ConfigError } from '../core/errors.js';
+import type { ProviderQuirks } from './ProviderQuirks.js';
 
 /**
  * The faults and shapes the upstream emulator applies to one request. Every field is optional; `{}` is a normal,
- * healthy answer. Build one with {@link parseScenario} or write the object directly.
+ * healthy answer. Build one with {@link parseScenario} or write the object directly. The shapes of other hosts
+ * ({@link ProviderQuirks}) are scenario items too.
  */
-export interface EmulatorScenario {
+export interface EmulatorScenario extends ProviderQuirks {
   /** Answer with this HTTP status and the dialect's error body, before any stream byte. */
   status?: number;
   /** Answer with the dialect's "overloaded" error: DeepSeek and openai 503, Moonshot 429 `engine_overloaded_error`. */
@@ -74,6 +76,8 @@ export interface EmulatorScenario {
   tokens?: number;
   /** Moonshot: leave `index` out of tool-call fragments after the first one of each call. */
   noToolIndex?: boolean;
+  /** A provider that never sends `[DONE]`: end the response cleanly after the answer's last event. */
+  noDone?: boolean;
 }
 
 type Setter = (scenario: EmulatorScenario, value: string | undefined, key: string) => void;
@@ -134,6 +138,21 @@ const SETTERS: Record<string, Setter> = {
   'content-type': (s, v, k) => (s.contentType = text(v, k)),
   tokens: (s, v, k) => (s.tokens = count(v, k)),
   'no-tool-index': (s, v, k) => (s.noToolIndex = flag(v, k)),
+  'no-done': (s, v, k) => (s.noDone = flag(v, k)),
+  'azure-filter': (s, v, k) => (s.azureFilter = flag(v, k)),
+  'reasoning-field': (s, v, k) => {
+    const field = text(v, k);
+    if (field !== 'reasoning' && field !== 'reasoning_content')
+      throw new ConfigError(`emulator scenario: "${k}" is reasoning or reasoning_content, got "${field}".`);
+    s.reasoningField = field;
+  },
+  'content-parts': (s, v, k) => (s.contentParts = flag(v, k)),
+  'usage-in': (s, v, k) => {
+    const place = text(v, k);
+    if (place !== 'x_groq') throw new ConfigError(`emulator scenario: "${k}" takes x_groq, as in "${k}=x_groq".`);
+    s.usageIn = place;
+  },
+  refusal: (s, v, k) => (s.refusal = flag(v, k)),
 };
 
 /**
@@ -149,7 +168,8 @@ const SETTERS: Record<string, Setter> = {
  * ```
  * "after k events" counts the `data:` events already written (comments excluded), so `…-at=0` comes first. A fault
  * placed after more events than the answer has fires at the end of the answer, after its last event and before
- * `[DONE]` (so `eof-after=1000` on a short answer is a clean EOF after the finishing chunk, never a healthy stream).
+ * `[DONE]` (so `eof-after=1000` on a short answer is a clean EOF after the finishing chunk: a complete answer
+ * without `[DONE]`, as `no-done` writes it, never a healthy stream with `[DONE]`).
  *
  * | item | effect |
  * |---|---|
@@ -177,6 +197,12 @@ const SETTERS: Record<string, Setter> = {
  * | `content-type=application/json` | override the response's Content-Type (the body is unchanged) |
  * | `tokens=20000` | an answer of 20000 content pieces, generated lazily (also header `x-emulator-tokens`) |
  * | `no-tool-index` | Moonshot: tool-call fragments after the first omit `index` |
+ * | `no-done` | a provider that never sends `[DONE]`: the response ends cleanly after the answer's last event |
+ * | `azure-filter` | Azure OpenAI: an opening `{"choices":[],"id":"","model":"","created":0,"prompt_filter_results":[…]}` chunk, `content_filter_results` on every choice |
+ * | `reasoning-field=reasoning` | reasoning pieces in `delta.reasoning` (OpenRouter, Groq, vLLM) instead of `reasoning_content` |
+ * | `content-parts` | Mistral's thinking models: `delta.content` as arrays of `thinking` and `text` parts |
+ * | `usage-in=x_groq` | Groq: the usage only in `x_groq.usage` of the finishing chunk |
+ * | `refusal` | OpenAI: the model refuses (`delta.refusal` pieces, content `null`, `finish_reason: stop`) |
  *
  * ## Example
  * ```ts

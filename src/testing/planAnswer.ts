@@ -2,6 +2,7 @@ import { createSeededRandom, type SeededRandom } from './createSeededRandom.js';
 import { hashString } from './hashString.js';
 import type { ChatCompletionRequest } from '../core/schemas/index.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
+import { isThinkingMode } from './isThinkingMode.js';
 
 /** A tool call the emulated model makes, with its argument string cut into the pieces its dialect streams. */
 export interface PlannedToolCall {
@@ -133,11 +134,12 @@ const argumentValue = (schema: Record<string, unknown>, topic: string, rng: Seed
  * 1. The text answers the last user (or tool) message — it quotes it in `「…」` and goes on with words mixing CJK,
  *    English and emoji — so tests can assert it. `stream` and `stream_options` do not change the answer: the
  *    streamed and the non-streamed answer are the same.
- * 2. Reasoning models (name containing `reasoner` or `thinking`) think first.
+ * 2. Reasoning models (name containing `reasoner` or `thinking`, or `thinking: {"type": "enabled"}` in the request)
+ *    think first.
  * 3. With `tools` and a `tool_choice` other than `none`, the model calls every tool whose name the last user
  *    message mentions (else the first tool; a forced tool by name), with arguments built from its JSON schema and
  *    the message. With `auto`, it answers in text once the last message is a tool result.
- * 4. `max_tokens` below the length cuts the answer with `finish_reason: "length"`.
+ * 4. `max_tokens` (or `max_completion_tokens`) below the length cuts the answer with `finish_reason: "length"`.
  * 5. `n` > 1 gives interleaved choices for `openai` and `moonshot-v1-*` models; DeepSeek and newer Kimi models
  *    answer with one choice.
  *
@@ -157,7 +159,7 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
   const { stream: _stream, stream_options: _options, ...rest } = request;
   const hash = hashString(JSON.stringify({ ...rest, model }), hashString(`${dialect}:${seed}`));
   const rng = createSeededRandom(hash);
-  const reasoner = /reasoner|thinking/i.test(model);
+  const reasoner = isThinkingMode(request);
   const last = request.messages[request.messages.length - 1];
   const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
   const source = last?.role === 'tool' ? last : lastUser;
@@ -198,12 +200,15 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
   // n > 1: OpenAI and the old moonshot-v1 models; DeepSeek and newer Kimi models answer once.
   const single = dialect === 'deepseek' || (dialect === 'moonshot' && !model.startsWith('moonshot-v1'));
   const n = single ? 1 : (request.n ?? 1);
+  // max_completion_tokens (OpenAI's newer name) counts like max_tokens; the smaller one wins.
+  const limits = [request.max_tokens, request.max_completion_tokens].filter((v): v is number => typeof v === 'number');
+  const limit = limits.length === 0 ? undefined : Math.min(...limits);
   const choices: PlannedChoice[] = [];
   for (let index = 0; index < n; index++) {
     const choiceSeed = hashString(`choice:${index}`, hash);
     const length = config.tokens ?? 16 + createSeededRandom(choiceSeed).int(16);
-    const capped = request.max_tokens !== undefined && request.max_tokens < length;
-    const total = capped ? (request.max_tokens as number) : length;
+    const capped = limit !== undefined && limit < length;
+    const total = capped ? limit : length;
     const toolCalls = called.map((f, k): PlannedToolCall => {
       const argRng = createSeededRandom(hashString(`tool:${k}`, choiceSeed));
       const properties = ((f.parameters as { properties?: Record<string, Record<string, unknown>> } | undefined)

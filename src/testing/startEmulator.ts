@@ -1,11 +1,15 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hashString } from './hashString.js';
 import { ChatCompletionRequest } from '../core/schemas/index.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
+import { createRequestLog, type EmulatorRequestLogConfig } from './createRequestLog.js';
 import { dialectCompletion } from './dialectCompletion.js';
 import { dialectError } from './dialectError.js';
 import { dialectFrames } from './dialectFrames.js';
+import { deepseekThinkingError } from './deepseekThinkingError.js';
+import type { ProviderQuirks } from './ProviderQuirks.js';
 import { parseScenario, type EmulatorScenario } from './parseScenario.js';
 import { planAnswer } from './planAnswer.js';
 import { streamAnswer, type StreamProgress } from './streamAnswer.js';
@@ -26,6 +30,12 @@ export interface EmulatorConfig {
   scenario?: string | EmulatorScenario;
   /** Default milliseconds between two streamed events (default 0). */
   paceMs?: number;
+  /**
+   * How much of what it received the emulator keeps in `requests` (bodies and headers), oldest dropped first:
+   * default `{ maxRequests: 1000, maxBytes: 33 554 432 }` (32 MiB). `false` keeps none (`waitForRequest` still sees
+   * requests as they arrive): what a long-running emulator, such as the gateway's built-in one, should do.
+   */
+  requestLog?: EmulatorRequestLogConfig | false;
 }
 
 /** What the emulator received, and what became of it. */
@@ -58,7 +68,7 @@ export interface Emulator {
   readonly url: string;
   /** The port it listens on. */
   readonly port: number;
-  /** Every request received, in order. */
+  /** The requests received, in order: the latest ones, within `config.requestLog` (all of them up to its limits). */
   readonly requests: EmulatorRequest[];
   /** How many requests the client abandoned before their response was complete. */
   readonly aborted: number;
@@ -97,6 +107,17 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *    (scenario text, request body) pair.
  * 4. Backpressure and cancellation: a slow reader pauses the generation; a client that goes away stops it at once,
  *    clears its timers and is recorded (`request.closedEarly`, `emulator.aborted`).
+ * 5. Other hosts' shapes are scenario items too (`azure-filter`, `reasoning-field=reasoning`, `content-parts`,
+ *    `usage-in=x_groq`, `refusal`, `no-done`: see {@link ProviderQuirks}).
+ * 6. Every request is recorded as received (`emulator.requests`, `waitForRequest`): its parsed `body` is what the
+ *    upstream got, field for field, so a test can assert that a gateway forwarded a request intact. Find a record
+ *    with `waitForRequest(predicate)` rather than by position.
+ * 7. The DeepSeek dialect answers 400 `invalid_request_error` ("The `reasoning_content` in the thinking mode must be
+ *    passed back to the API."), as DeepSeek does, when a thinking-mode request (`deepseek-reasoner`, or
+ *    `thinking: {"type": "enabled"}`) sends back an assistant message with tool calls but without its
+ *    `reasoning_content`.
+ * 8. Bounded memory: `requests` keeps the latest requests within `config.requestLog` (by default 1000 requests and
+ *    32 MiB of bodies and headers; `false`: none), so an emulator serving for days does not keep every body.
  *
  * ## Example
  * ```ts
@@ -122,7 +143,9 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     ...toScenario(config.scenario),
   };
   let attempts = new Map<string, number>();
-  const requests: EmulatorRequest[] = [];
+  const log = createRequestLog<EmulatorRequest>(config.requestLog);
+  const requests = log.records;
+  let received = 0;
   const waiters: Array<{ predicate: (r: EmulatorRequest) => boolean; resolve: (r: EmulatorRequest) => void }> = [];
   let aborted = 0;
   let closing = false;
@@ -164,6 +187,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     } catch {
       record.body = undefined;
     }
+    log.sized(record, raw.length);
     notify(record);
     const model = (record.body as { model?: unknown } | undefined)?.model;
     const suffix = typeof model === 'string' && model.includes('#') ? model.slice(model.indexOf('#') + 1) : '';
@@ -212,10 +236,17 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
         `Invalid request: ${where}: ${issue?.message ?? 'invalid'}`,
       );
     }
+    // DeepSeek refuses a thinking-mode tool call sent back without its reasoning_content (before any other answer).
+    const thinkingError = dialect === 'deepseek' ? deepseekThinkingError(parsed.data) : undefined;
+    if (thinkingError !== undefined) return fail(400, thinkingError);
     if (scenario.failFirst !== undefined) {
-      const key = `${JSON.stringify(scenario.failFirst)}\n${header ?? ''}\n${raw}`;
+      // A digest of the pair, not the body itself (a counter per distinct body must not keep every body), and at most
+      // 10 000 pairs (the oldest forgotten).
+      const key = createHash('sha256').update(`${JSON.stringify(scenario.failFirst)}\n${header ?? ''}\n${raw}`).digest('base64');
       const attempt = (attempts.get(key) ?? 0) + 1;
+      attempts.delete(key);
       attempts.set(key, attempt);
+      if (attempts.size > 10_000) attempts.delete(attempts.keys().next().value as string);
       if (attempt <= scenario.failFirst.count) return fail(scenario.failFirst.status, undefined, scenario);
     }
     if (scenario.overloaded) {
@@ -232,6 +263,13 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       );
     }
     const request = parsed.data;
+    const quirks: ProviderQuirks = {
+      ...(scenario.azureFilter ? { azureFilter: true } : {}),
+      ...(scenario.reasoningField ? { reasoningField: scenario.reasoningField } : {}),
+      ...(scenario.contentParts ? { contentParts: true } : {}),
+      ...(scenario.usageIn ? { usageIn: scenario.usageIn } : {}),
+      ...(scenario.refusal ? { refusal: true } : {}),
+    };
     const plan = planAnswer(request, {
       dialect,
       seed,
@@ -242,7 +280,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       return send(
         200,
         { 'content-type': scenario.contentType ?? 'application/json' },
-        dialectCompletion(plan, dialect),
+        dialectCompletion(plan, dialect, quirks),
       );
     }
     record.status = 200;
@@ -263,6 +301,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       frames: dialectFrames(plan, dialect, {
         includeUsage: request.stream_options?.include_usage === true,
         ...(scenario.noToolIndex ? { noToolIndex: true } : {}),
+        quirks,
       }),
     });
   };
@@ -271,7 +310,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     const controller = new AbortController();
     let markClosed!: () => void;
     const record: EmulatorRequest = {
-      seq: requests.length + 1,
+      seq: ++received,
       method: req.method ?? 'GET',
       path: req.url ?? '/',
       headers: { ...req.headers, ...(req.headers.authorization ? { authorization: 'Bearer ***' } : {}) },
@@ -286,7 +325,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       completed: false,
       closed: new Promise<void>((resolve) => (markClosed = resolve)),
     };
-    requests.push(record);
+    log.add(record);
     notify(record);
     res.on('close', () => {
       record.completed = res.writableFinished;

@@ -49,7 +49,8 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  *
  * 1. Headers first (`text/event-stream`), then the queue phase (DeepSeek: exactly `ceil(queueMs / keepAliveMs)`
  *    `: keep-alive` comments, each after a sleep of `keepAliveMs`, the last after the remainder — counted, not read off
- *    the clock, so the bytes never depend on timing), then one `data:` event per frame, paced, then `data: [DONE]`.
+ *    the clock, so the bytes never depend on timing), then one `data:` event per frame, paced, then `data: [DONE]`
+ *    (left out with `scenario.noDone`).
  * 2. A fault placed "after k events" fires after k events, or at the end of the answer (after its last event, before
  *    `[DONE]`) when the answer has fewer: it is never silently skipped.
  * 3. `res.write()` returning `false` suspends the generation until `'drain'`: a slow reader pauses the emulator,
@@ -191,6 +192,6 @@ export async function streamAnswer(ctx: StreamAnswerContext): Promise<void> {
     await write(`${data}${frame}${eol}${eol}`);
   }
   if (signal.aborted || (await faultsAt(progress.framesWritten, true))) return;
-  await write(`${data}[DONE]${eol}${eol}`);
+  if (!scenario.noDone) await write(`${data}[DONE]${eol}${eol}`);
   end();
 }

@@ -2,6 +2,7 @@ import { ConfigError } from '../core/errors.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
 import { dialectFrames } from './dialectFrames.js';
 import type { PlannedToolCall } from './planAnswer.js';
+import type { ProviderQuirks } from './ProviderQuirks.js';
 
 /** Options of the transcript helpers (`sseText`, `sseMarbles`, `chunkMarbles`, `coldSse`). */
 export interface TranscriptConfig {
@@ -11,12 +12,17 @@ export interface TranscriptConfig {
   model?: string;
   /** Like `stream_options.include_usage` (default false). */
   includeUsage?: boolean;
-  /** End with `data: [DONE]` (default true); false gives a cut stream. */
+  /**
+   * End with `data: [DONE]` (default true). `false` leaves it out: a stream that then closes after its finishing chunk
+   * is a complete answer (`decodeChunk`'s rule); drop the finishing frame too for a cut one.
+   */
   done?: boolean;
   /** `id` of every chunk (default `'chatcmpl-test'`). */
   id?: string;
   /** `created` of every chunk (default 1767225600). */
   created?: number;
+  /** Other hosts' shapes layered on the dialect: Azure's filter chunk, `delta.reasoning`, Mistral's parts, `x_groq` usage, a refusal. */
+  quirks?: ProviderQuirks;
 }
 
 const unquote = (text: string): string => (text.startsWith('"') ? (JSON.parse(text) as string) : text);
@@ -98,9 +104,12 @@ export function transcriptFrames(transcript: string, config: TranscriptConfig = 
       },
     ],
   };
-  const frames = [...dialectFrames(plan, dialect, { includeUsage: config.includeUsage ?? false })].map(
-    (json) => `data: ${json}\n\n`,
-  );
+  const frames = [
+    ...dialectFrames(plan, dialect, {
+      includeUsage: config.includeUsage ?? false,
+      ...(config.quirks === undefined ? {} : { quirks: config.quirks }),
+    }),
+  ].map((json) => `data: ${json}\n\n`);
   if (config.done !== false) frames.push('data: [DONE]\n\n');
   return frames;
 }

@@ -1,7 +1,6 @@
-import { catchError, map, of, type OperatorFunction } from 'rxjs';
-import { toErrorResponse } from '../core/toErrorResponse.js';
-import { formatNdjsonError } from './formatNdjsonError.js';
-import { formatNdjsonLine } from './formatNdjsonLine.js';
+import type { OperatorFunction } from 'rxjs';
+import { encodeWire } from './encodeWire.js';
+import { NDJSON_WIRE } from './NDJSON_WIRE.js';
 
 /** Options of {@link toNdjson}. */
 export interface ToNdjsonConfig {
@@ -12,7 +11,9 @@ export interface ToNdjsonConfig {
 }
 
 /**
- * Encodes values as NDJSON text — the `/chat/stream` wire: one `JSON.stringify(value) + "\n"` per value.
+ * Encodes values as NDJSON text — the `/chat/stream` wire: one `JSON.stringify(value) + "\n"` per value. The text is
+ * `NDJSON_WIRE`'s, the formatter `sendNdjson` writes with: what this operator emits is byte for byte what the
+ * `/chat/stream` endpoint sends.
  *
  * An error notification becomes the spec's error line, and the output then completes: the client reads the error
  * in band, as the last line.
@@ -38,13 +39,5 @@ export interface ToNdjsonConfig {
  * @returns An operator from values to NDJSON lines that never errors.
  */
 export function toNdjson<T>(config: ToNdjsonConfig = {}): OperatorFunction<T, string> {
-  const { onError } = config;
-  return (source) =>
-    source.pipe(
-      map(formatNdjsonLine),
-      catchError((error: unknown) => {
-        onError?.(error);
-        return of(formatNdjsonError(toErrorResponse(error, config).body));
-      }),
-    );
+  return encodeWire<T>(NDJSON_WIRE, config);
 }

@@ -1,10 +1,7 @@
-import { asyncScheduler, catchError, endWith, map, of, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { toErrorResponse } from '../core/toErrorResponse.js';
-import { formatSseError } from './formatSseError.js';
-import { formatSseFrame } from './formatSseFrame.js';
-import { SSE_DONE } from './sseDone.js';
-import { withHeartbeat } from './withHeartbeat.js';
+import type { OperatorFunction, SchedulerLike } from 'rxjs';
 import type { ServerSentEvent } from '../core/types.js';
+import { encodeWire } from './encodeWire.js';
+import { SSE_WIRE } from './SSE_WIRE.js';
 
 /** Options of {@link toSse}. */
 export interface ToSseConfig {
@@ -18,14 +15,10 @@ export interface ToSseConfig {
   onError?: (error: unknown) => void;
 }
 
-/** The heartbeat frame: an SSE comment, ignored by every client. */
-const PING = ': ping\n\n';
-
-const frame = (value: unknown): string => formatSseFrame(value, 'toSse');
-
 /**
  * Encodes values as Server-Sent Events text — the `/chat/sse` wire: `data: <json>\n\n` per value, then
- * `data: [DONE]\n\n`.
+ * `data: [DONE]\n\n`. The text is `SSE_WIRE`'s, the formatter `sendSse` writes with: what this operator emits is
+ * byte for byte what the `/chat/sse` endpoint sends.
  *
  * ```text
  * source:                      --a--b--|
@@ -58,17 +51,5 @@ const frame = (value: unknown): string => formatSseFrame(value, 'toSse');
  * @throws ConfigError when `heartbeatMs` is given and is not a positive number.
  */
 export function toSse<T>(config: ToSseConfig = {}): OperatorFunction<T | ServerSentEvent<T>, string> {
-  const { heartbeatMs, scheduler = asyncScheduler, onError } = config;
-  const heartbeat = heartbeatMs === undefined ? undefined : withHeartbeat(heartbeatMs, PING, scheduler);
-  return (source) => {
-    const text = source.pipe(
-      map(frame),
-      endWith(SSE_DONE),
-      catchError((error: unknown) => {
-        onError?.(error);
-        return of(formatSseError(toErrorResponse(error, config).body));
-      }),
-    );
-    return heartbeat ? text.pipe(heartbeat) : text;
-  };
+  return encodeWire<T | ServerSentEvent<T>>(SSE_WIRE, config);
 }

@@ -456,6 +456,11 @@ describe('createChatClient', () => {
         baseUrl: 'https://api.moonshot.ai/v1',
         model: 'kimi-k2-0905-preview',
         apiKeyEnv: 'MOONSHOT_API_KEY',
+        quirks: [
+          'usage inside choices[i] of the finishing chunk, and again in a choices: [] chunk with include_usage (counted once)',
+          'tool-call fragments may omit index; ids like name:N; builtin_function calls ($web_search)',
+          'thinking models stream reasoning_content; no keep-alive comments',
+        ],
       });
       expect(PROVIDERS['moonshot-cn'].baseUrl).toBe('https://api.moonshot.cn/v1');
       expect(PROVIDERS.deepseek).toMatchObject({
@@ -466,6 +471,48 @@ describe('createChatClient', () => {
       const moonshot = createChatClient({ provider: 'moonshot-cn', env: { MOONSHOT_API_KEY: KEY } });
       expect([moonshot.baseUrl, moonshot.model]).toEqual(['https://api.moonshot.cn/v1', 'kimi-k2-0905-preview']);
       void moonshot.close();
+    });
+
+    it('presets of the OpenAI-compatible providers people use most: base URL, key variable, quirks', () => {
+      const expected: Record<string, [string, string | undefined]> = {
+        openai: ['https://api.openai.com/v1', 'OPENAI_API_KEY'],
+        openrouter: ['https://openrouter.ai/api/v1', 'OPENROUTER_API_KEY'],
+        groq: ['https://api.groq.com/openai/v1', 'GROQ_API_KEY'],
+        mistral: ['https://api.mistral.ai/v1', 'MISTRAL_API_KEY'],
+        together: ['https://api.together.ai/v1', 'TOGETHER_API_KEY'],
+        xai: ['https://api.x.ai/v1', 'XAI_API_KEY'],
+        qwen: ['https://dashscope-intl.aliyuncs.com/compatible-mode/v1', 'DASHSCOPE_API_KEY'],
+        'qwen-cn': ['https://dashscope.aliyuncs.com/compatible-mode/v1', 'DASHSCOPE_API_KEY'],
+        zhipu: ['https://open.bigmodel.cn/api/paas/v4', 'ZHIPUAI_API_KEY'],
+        ollama: ['http://localhost:11434/v1', undefined],
+        vllm: ['http://localhost:8000/v1', 'VLLM_API_KEY'],
+        llamacpp: ['http://localhost:8080/v1', 'LLAMA_API_KEY'],
+      };
+      for (const [name, [baseUrl, apiKeyEnv]] of Object.entries(expected)) {
+        const preset = PROVIDERS[name as keyof typeof PROVIDERS];
+        expect([name, preset.baseUrl, preset.apiKeyEnv]).toEqual([name, baseUrl, apiKeyEnv]);
+        expect(preset.quirks.length).toBeGreaterThan(0);
+        expect(Object.isFrozen(preset.quirks)).toBe(true);
+      }
+      const local = Object.entries(PROVIDERS)
+        .filter(([, preset]) => preset.apiKeyOptional === true)
+        .map(([name]) => name);
+      expect(local).toEqual(['ollama', 'vllm', 'llamacpp']);
+    });
+
+    it('a preset takes its key from its own variable, refuses to start without a required one, and runs keyless locally', () => {
+      const groq = createChatClient({ provider: 'groq', env: { GROQ_API_KEY: 'gsk_test' } });
+      expect(groq.baseUrl).toBe('https://api.groq.com/openai/v1');
+      void groq.close();
+      expect(() => createChatClient({ provider: 'mistral', env: {} })).toThrow(
+        /no API key for 'mistral'; pass \{ apiKey \} or set MISTRAL_API_KEY/,
+      );
+      const ollama = createChatClient({ provider: 'ollama', env: {} });
+      expect([ollama.baseUrl, ollama.model]).toEqual(['http://localhost:11434/v1', undefined]);
+      void ollama.close();
+      const vllm = createChatClient({ provider: 'vllm', env: {}, baseUrl: 'http://gpu-box:8000/v1' });
+      expect(vllm.baseUrl).toBe('http://gpu-box:8000/v1');
+      void vllm.close();
     });
 
     it('an upstream that quotes the key it was sent (any shape) in an in-band error does not get it to the caller', async () => {

@@ -80,13 +80,15 @@ function check(endpoint: Endpoint, res: RawResponse, expectation: Expectation, c
     return;
   }
   if (expectation.kind === 'error') {
-    expectErrorBeforeCommit(res, endpoint, expectation.status, expectation.code);
+    const body = expectErrorBeforeCommit(res, endpoint, expectation.status, expectation.code);
+    if (expectation.message !== undefined) expect(body.message).toBe(expectation.message);
     expect(res.headers['retry-after']).toBe(expectation.retryAfter);
     return;
   }
   expect(endpoint).not.toBe('/chat/json');
   const { chunks, error } = expectErrorAfterCommit(res, endpoint as '/chat/stream' | '/chat/sse', 1);
   expect(error.code).toBe(expectation.code);
+  if (expectation.message !== undefined) expect(error.message).toBe(expectation.message);
   // What arrived is a strict prefix of the correct answer: nothing repeated, nothing invented, not presented as done.
   const partial = contentOf(chunks);
   expect(answer.startsWith(partial)).toBe(true);

@@ -14,10 +14,10 @@ export const MATRIX_RETRIES = 1;
 export type Expectation =
   /** 200 and the complete, correct answer (the same content as a healthy request). */
   | { kind: 'complete' }
-  /** An error before anything was committed: this status and code in the endpoint's error format. */
-  | { kind: 'error'; status: number; code: string; retryAfter?: string }
-  /** 200, some chunks (a prefix of the correct answer), then the endpoint's in-band error frame with this code. */
-  | { kind: 'in-band'; code: string };
+  /** An error before anything was committed: this status and code (and message, when given) in the endpoint's error format. */
+  | { kind: 'error'; status: number; code: string; retryAfter?: string; message?: string }
+  /** 200, some chunks (a prefix of the correct answer), then the endpoint's in-band error frame with this code (and message). */
+  | { kind: 'in-band'; code: string; message?: string };
 
 /** One upstream fault. */
 export interface FaultCase {
@@ -40,11 +40,14 @@ export interface FaultCase {
 
 const all = (e: Expectation): Record<Endpoint, Expectation> => ({ '/chat/json': e, '/chat/stream': e, '/chat/sse': e });
 /** The json endpoint fails with a status (nothing was sent yet); the streams had committed and end in-band. */
-const afterCommit = (status: number, code: string): Record<Endpoint, Expectation> => ({
-  '/chat/json': { kind: 'error', status, code },
-  '/chat/stream': { kind: 'in-band', code },
-  '/chat/sse': { kind: 'in-band', code },
-});
+const afterCommit = (status: number, code: string, message?: string): Record<Endpoint, Expectation> => {
+  const said = message === undefined ? {} : { message };
+  return {
+    '/chat/json': { kind: 'error', status, code, ...said },
+    '/chat/stream': { kind: 'in-band', code, ...said },
+    '/chat/sse': { kind: 'in-band', code, ...said },
+  };
+};
 const complete: Expectation = { kind: 'complete' };
 
 /** Every fault, with what each endpoint's client sees. */
@@ -124,14 +127,14 @@ export const FAULT_MATRIX: readonly FaultCase[] = [
     fault: 'connection reset before the headers, every attempt',
     dialect: 'deepseek',
     scenario: 'reset-before-headers',
-    expect: all({ kind: 'error', status: 502, code: 'network' }),
+    expect: all({ kind: 'error', status: 502, code: 'network', message: 'the upstream provider could not be reached' }),
     attempts: 1 + MATRIX_RETRIES,
   },
   {
     fault: 'connection reset after 3 events',
     dialect: 'deepseek',
     scenario: 'reset-after=3;pace=20',
-    expect: afterCommit(502, 'network'),
+    expect: afterCommit(502, 'network', 'the connection to the upstream provider was cut mid-answer'),
   },
   {
     fault: 'clean EOF without `[DONE]` after 3 events',

@@ -47,8 +47,9 @@ export function formatRetryRule(policy = DEFAULT_RETRY_POLICY): string[] {
 
 const cell = (e: Expectation): string => {
   if (e.kind === 'complete') return '200, complete answer';
-  if (e.kind === 'in-band') return `200, chunks so far, then in-band error \`${e.code}\``;
-  return `${e.status} \`${e.code}\`${e.retryAfter === undefined ? '' : ` + \`Retry-After: ${e.retryAfter}\``}`;
+  const said = e.message === undefined ? '' : ` ("${e.message}")`;
+  if (e.kind === 'in-band') return `200, chunks so far, then in-band error \`${e.code}\`${said}`;
+  return `${e.status} \`${e.code}\`${said}${e.retryAfter === undefined ? '' : ` + \`Retry-After: ${e.retryAfter}\``}`;
 };
 
 /**

@@ -41,6 +41,8 @@ const ECHOES: Array<[string, string]> = [
   ['a 429 quoting the key', `status=429;error-message=rate limit for key ${UPSTREAM_KEY}`],
   ['an in-band error payload quoting the key', `error-payload-at=2;error-message=key ${UPSTREAM_KEY} revoked`],
   ['an in-band error event quoting the key', `error-event-at=2;error-message=key ${UPSTREAM_KEY} revoked`],
+  // A status without a documented code: the provider's `type` becomes the wire `code`, which must be redacted too.
+  ['a 418 whose error.type is the key', `status=418;error-type=${UPSTREAM_KEY}`],
 ];
 
 describe('an upstream echoing the keys', () => {
@@ -68,7 +70,9 @@ describe('an upstream echoing the keys', () => {
   });
 
   it('the echoing upstream really did put the key in its error bodies (the scan above is not vacuous)', () => {
-    const echoed = gw.emulator.requests.filter((r) => r.scenario.errorMessage?.includes(UPSTREAM_KEY));
+    const echoed = gw.emulator.requests.filter(
+      (r) => r.scenario.errorMessage?.includes(UPSTREAM_KEY) === true || r.scenario.errorType === UPSTREAM_KEY,
+    );
     expect(echoed.length).toBe(ECHOES.length * ENDPOINTS.length);
   });
 

@@ -43,12 +43,61 @@ describe('loadGatewayConfig', () => {
     expect(loadGatewayConfig({})).not.toHaveProperty('emulatorPaceMs');
   });
 
+  it('reads the limits: upstream pool, connection wait, per-client concurrency, answer cap, deadlines', () => {
+    const config = loadGatewayConfig({
+      CHATFLUX_HEADERS_TIMEOUT_MS: '30000',
+      CHATFLUX_MAX_ANSWER_CHARS: '100000',
+      CHATFLUX_JSON_TIMEOUT_MS: '120000',
+      CHATFLUX_UPSTREAM_CONNECTIONS: '64',
+      CHATFLUX_CONNECTION_WAIT_MS: '0',
+      CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '8',
+    });
+    expect(config).toMatchObject({
+      headersTimeoutMs: 30_000,
+      maxAnswerChars: 100_000,
+      jsonTimeoutMs: 120_000,
+      upstreamConnections: 64,
+      connectionWaitMs: 0,
+      maxConcurrentPerClient: 8,
+    });
+    expect(describeGatewayConfig(config).join('\n')).toContain('64 connections, wait 0 ms, headers timeout 30000 ms');
+    for (const [name, value] of [
+      ['CHATFLUX_UPSTREAM_CONNECTIONS', '0'],
+      ['CHATFLUX_MAX_ANSWER_CHARS', '-5'],
+      ['CHATFLUX_JSON_TIMEOUT_MS', 'soon'],
+      ['CHATFLUX_CONNECTION_WAIT_MS', '1.5'],
+      ['CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 'x'],
+    ] as const) {
+      expect(() => loadGatewayConfig({ [name]: value })).toThrow(expect.objectContaining({ message: expect.stringContaining(name) }));
+    }
+  });
+
   it("takes the provider's own key variable when CHATFLUX_API_KEY is unset", () => {
     expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'moonshot', MOONSHOT_API_KEY: 'm', DEEPSEEK_API_KEY: 'd' }).apiKey).toBe('m');
     expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'moonshot-cn', MOONSHOT_API_KEY: 'm' }).apiKey).toBe('m');
     expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'deepseek', MOONSHOT_API_KEY: 'm', DEEPSEEK_API_KEY: 'd' }).apiKey).toBe('d');
     expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'deepseek', CHATFLUX_API_KEY: 'c', DEEPSEEK_API_KEY: 'd' }).apiKey).toBe('c');
     expect(loadGatewayConfig({ MOONSHOT_API_KEY: 'm' }).apiKey).toBeUndefined();
+  });
+
+  it('every client preset is a provider, with its own key variable', () => {
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'groq', GROQ_API_KEY: 'g' })).toMatchObject({ provider: 'groq', apiKey: 'g' });
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'qwen-cn', DASHSCOPE_API_KEY: 'q' }).apiKey).toBe('q');
+    expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'ollama' }).apiKey).toBeUndefined();
+  });
+
+  it('reads the stream-end rule and the request policy', () => {
+    expect(loadGatewayConfig({ CHATFLUX_REQUIRE_DONE: 'true' }).requireDone).toBe(true);
+    expect(loadGatewayConfig({ CHATFLUX_REQUIRE_DONE: '0' }).requireDone).toBe(false);
+    const config = loadGatewayConfig({
+      CHATFLUX_ALLOWED_MODELS: ' a, b ,',
+      CHATFLUX_MAX_TOKENS: '4096',
+      CHATFLUX_MAX_N: '1',
+      CHATFLUX_STRIP_FIELDS: 'user, logprobs',
+    });
+    expect(config.requestPolicy).toEqual({ allowedModels: ['a', 'b'], maxTokens: 4096, maxN: 1, stripFields: ['user', 'logprobs'] });
+    expect(describeGatewayConfig(config).join('\n')).toContain('requests:     models a, b; max tokens 4096; max n 1; strips user, logprobs');
+    expect(loadGatewayConfig({})).not.toHaveProperty('requestPolicy');
   });
 
   it('a base URL alone means openai-compatible', () => {
@@ -58,7 +107,11 @@ describe('loadGatewayConfig', () => {
   it.each([
     [{ PORT: 'abc' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
-    [{ CHATFLUX_PROVIDER: 'openai' }, /CHATFLUX_PROVIDER must be one of/],
+    [{ CHATFLUX_PROVIDER: 'gemini' }, /CHATFLUX_PROVIDER must be one of/], // 'openai' is a preset now
+    [{ CHATFLUX_REQUIRE_DONE: 'maybe' }, /CHATFLUX_REQUIRE_DONE must be true or false/],
+    [{ CHATFLUX_MAX_TOKENS: '0' }, /CHATFLUX_MAX_TOKENS/],
+    [{ CHATFLUX_MAX_N: 'two' }, /CHATFLUX_MAX_N/],
+    [{ CHATFLUX_STRIP_FIELDS: 'user,messages' }, /CHATFLUX_STRIP_FIELDS cannot strip messages/],
     [{ CHATFLUX_PROVIDER: 'openai-compatible' }, /needs CHATFLUX_BASE_URL/],
     [{ CHATFLUX_BASE_URL: 'ftp://x' }, /CHATFLUX_BASE_URL/],
     [{ CHATFLUX_MAX_RETRIES: '-1' }, /CHATFLUX_MAX_RETRIES/],

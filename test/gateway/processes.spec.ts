@@ -205,11 +205,12 @@ Module._resolveFilename = function (request, ...rest) {
   it.each([
     [{ PORT: 'http' }, 'chatflux gateway failed to start: PORT must be an integer from 0 to 65535, got "http": fix or unset it.'],
     [{ CHATFLUX_SHUTDOWN_GRACE_MS: '-5' }, 'chatflux gateway failed to start: CHATFLUX_SHUTDOWN_GRACE_MS must be an integer from 0 to 3600000, got "-5": fix or unset it.'],
-    [{ CHATFLUX_PROVIDER: 'gemini' }, 'chatflux gateway failed to start: CHATFLUX_PROVIDER must be one of emulator, moonshot, moonshot-cn, deepseek, openai-compatible, got "gemini".'],
+    [{ CHATFLUX_PROVIDER: 'gemini' }, /^chatflux gateway failed to start: CHATFLUX_PROVIDER must be one of emulator, .*, got "gemini"\.$/],
   ])('a bad setting %j: one line naming it, exit code 1', async (env, line) => {
     const { code, stderr } = await runBin({ PORT: '0', ...env });
     expect(code).toBe(1);
-    expect(stderr.trim().split('\n').at(-1)).toBe(line);
+    if (typeof line === 'string') expect(stderr.trim().split('\n').at(-1)).toBe(line);
+    else expect(stderr.trim().split('\n').at(-1)).toMatch(line);
     expect(stderr).not.toMatch(/\n\s+at /);
   }, 30_000);
 });

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The transcripts that end with `data: [DONE]` and contain no error (a well-formed, successful answer). */
+/**
+ * The successful answers: well-formed, without errors, ending with `data: [DONE]` — or, for
+ * `eof-after-finish-reason` (a provider that never sends `[DONE]`), at EOF after the `finish_reason`. One hand-made
+ * file per provider quirk: Azure's opening `prompt_filter_results` chunk, OpenRouter's and Groq's `delta.reasoning`,
+ * Groq's `x_groq.usage`, Mistral's content parts, OpenAI's refusal.
+ */
 const SUCCESS = [
   'deepseek-plain',
   'deepseek-keepalive-queue',
@@ -13,12 +18,17 @@ const SUCCESS = [
   'moonshot-n2',
   'kimi-builtin-search',
   'openai-usage-chunk-only',
+  'eof-after-finish-reason',
+  'azure-prompt-filter',
+  'openrouter-reasoning',
+  'groq-x-groq-usage',
+  'mistral-thinking-parts',
+  'openai-refusal',
 ] as const;
 
-/** The failure cases: cut streams, in-band errors, a failed finish reason, malformed JSON. */
+/** The failure cases: a cut stream, in-band errors, a failed finish reason, malformed JSON. */
 const FAILURES = [
   'eof-without-done',
-  'eof-after-finish-reason',
   'insufficient-system-resource',
   'inband-error-event',
   'inband-error-payload',
@@ -27,14 +37,15 @@ const FAILURES = [
 
 /**
  * Names of the provider transcripts in `test/fixtures/streams/<name>.sse`: raw SSE bytes exactly as the provider
- * sends them (LF only). Successful streams end with `data: [DONE]\n\n`; the failure cases do not (or carry an error).
+ * sends them (LF only). Successful streams end with `data: [DONE]\n\n` (one at EOF after its `finish_reason`); the
+ * failure cases are cut before a `finish_reason` or carry an error.
  */
 export const FIXTURE_NAMES = [...SUCCESS, ...FAILURES] as const;
 
 /** One of {@link FIXTURE_NAMES}. */
 export type FixtureName = (typeof FIXTURE_NAMES)[number];
 
-/** The transcripts that end with `data: [DONE]` and contain no error (a well-formed, successful answer). */
+/** The successful answers (see `SUCCESS` above). */
 export const SUCCESS_FIXTURE_NAMES: readonly FixtureName[] = SUCCESS;
 
 const DIR = join(__dirname, '..', 'fixtures', 'streams');

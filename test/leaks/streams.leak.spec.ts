@@ -132,7 +132,11 @@ async function settle(sent: Sent[], strictAbort: boolean): Promise<void> {
 beforeAll(async () => {
   resourcesBefore = countResources();
   agent = new Agent({ connections: 600, keepAliveTimeout: 300, keepAliveMaxTimeout: 300 });
-  gw = await startFaultGateway({ dispatcher: agent, env: { CHATFLUX_HEARTBEAT_MS: '50', CHATFLUX_MAX_RETRIES: '0' } });
+  // 500 concurrent streams with one key: no per-client limit (its own dispatcher: no connection slots either).
+  gw = await startFaultGateway({
+    dispatcher: agent,
+    env: { CHATFLUX_HEARTBEAT_MS: '50', CHATFLUX_MAX_RETRIES: '0', CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '0' },
+  });
 });
 let closed = false;
 const closeAll = async (): Promise<void> => {

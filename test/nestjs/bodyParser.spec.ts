@@ -129,3 +129,24 @@ describe('bodyParser: false (as examples/nestjs does): the module and the decora
     );
   });
 });
+
+describe('Nest’s default body parser and a module bodyLimit below its 100 kb', () => {
+  let nest: NestTestApp;
+  beforeAll(async () => {
+    nest = await startNestApp({
+      imports: [
+        ChatfluxModule.forRoot({
+          client: { provider: 'openai-compatible', baseUrl: emulator.url, apiKey: 'k', model: 'deepseek-chat', retry: false },
+          routes: true,
+          bodyLimit: 2048,
+        }),
+      ],
+    });
+  });
+  afterAll(async () => nest.close());
+
+  it.each(ENDPOINTS)('%s: a body Nest’s parser took but over the module’s limit is still a 413 naming that limit', async (endpoint) => {
+    const res = await rawRequest(nest.url + endpoint, { body: { messages: [{ role: 'user', content: 'x'.repeat(5000) }] } });
+    expect(expectErrorBeforeCommit(res, endpoint, 413, 'payload_too_large').message).toBe('the request body is larger than the limit of 2048 bytes');
+  });
+});

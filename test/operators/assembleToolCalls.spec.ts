@@ -302,6 +302,12 @@ describe('assembleToolCalls', () => {
       'moonshot-usage-twice',
       'moonshot-n2',
       'openai-usage-chunk-only',
+      'eof-after-finish-reason',
+      'azure-prompt-filter',
+      'openrouter-reasoning',
+      'groq-x-groq-usage',
+      'mistral-thinking-parts',
+      'openai-refusal',
     ];
     it.each(noTools)('%s: no tool calls, completes', async (name) => {
       const { calls, chunks, error } = await fromFixture(name);

@@ -148,7 +148,7 @@ describe('decodeChunk', () => {
       subscriber.complete();
     });
     const seen: string[] = [];
-    firehose.pipe(decodeChunk(), take(3)).subscribe((c) => seen.push(c.choices[0]?.delta?.content ?? ''));
+    firehose.pipe(decodeChunk(), take(3)).subscribe((c) => seen.push(String(c.choices[0]?.delta?.content)));
     expect(seen).toEqual(['0', '1', '2']);
     expect(sideEffects).toEqual([0, 1, 2]);
   });
@@ -399,9 +399,16 @@ describe('decodeChunk', () => {
       expect(last?.usage?.total_tokens).toEqual(expect.any(Number));
     });
 
-    it('eof-without-done and eof-after-finish-reason → stream_incomplete', async () => {
+    it('eof-without-done → stream_incomplete; eof-after-finish-reason completes (requireDone: stream_incomplete)', async () => {
       expect((await fixtureError('eof-without-done')).code).toBe('stream_incomplete');
-      expect((await fixtureError('eof-after-finish-reason')).code).toBe('stream_incomplete');
+      const chunks = await fixture('eof-after-finish-reason');
+      expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+      const strict = await new Promise<ChatfluxError>((resolve, reject) =>
+        of(readFixture('eof-after-finish-reason'))
+          .pipe(parseSse(), decodeChunk({ requireDone: true }))
+          .subscribe({ error: resolve, complete: () => reject(new Error('completed without error')) }),
+      );
+      expect(strict.code).toBe('stream_incomplete');
     });
 
     it('inband-error-event / inband-error-payload → UpstreamStreamError', async () => {

@@ -39,8 +39,18 @@ const usage = opt(
   }),
 );
 const toolCall = opt(rec({ index, id: str, type: str, function: opt(rec({ name: str, arguments: str })) }));
+// Mistral's content parts: objects with a string `type` (sometimes wrong), or an array of something else.
+const part = opt(rec({ type: str, text: str, thinking: fc.jsonValue({ maxDepth: 1 }) }));
+const content = fc.oneof({ weight: 3, arbitrary: str }, { weight: 1, arbitrary: fc.array(part, { maxLength: 2 }) });
 const delta = opt(
-  rec({ role: str, content: str, reasoning_content: str, tool_calls: opt(fc.array(toolCall, { maxLength: 2 })) }),
+  rec({
+    role: str,
+    content,
+    reasoning_content: str,
+    reasoning: str,
+    refusal: str,
+    tool_calls: opt(fc.array(toolCall, { maxLength: 2 })),
+  }),
 );
 const choice = opt(rec({ index, delta, finish_reason: str, logprobs: fc.jsonValue({ maxDepth: 1 }), usage }));
 const chunk = opt(
@@ -52,6 +62,7 @@ const chunk = opt(
     system_fingerprint: str,
     choices: opt(fc.array(choice, { maxLength: 3 })),
     usage,
+    x_groq: opt(rec({ id: str, usage })),
   }),
 );
 
@@ -112,7 +123,7 @@ describe('matchesChunkShape', () => {
     }
   });
 
-  it('decodeChunk accepts exactly what zod accepts, with the same value (plus the usage lift)', async () => {
+  it('decodeChunk accepts exactly what zod accepts, with the same value (plus the usage lift: x_groq, else a choice)', async () => {
     await fc.assert(
       fc.asyncProperty(chunk, async (raw) => {
         const value = asJson(raw);
@@ -132,7 +143,7 @@ describe('matchesChunkShape', () => {
         if (outcome.ok && zod.success) {
           const expected = { ...zod.data };
           if (expected.usage == null) {
-            const lifted = expected.choices.find((c) => c.usage != null)?.usage;
+            const lifted = expected.x_groq?.usage ?? expected.choices.find((c) => c.usage != null)?.usage;
             if (lifted != null) expected.usage = lifted;
           }
           expect(outcome.chunk).toEqual(expected);

@@ -251,6 +251,34 @@ describe('parseSse', () => {
       );
     });
 
+    it('charges an event of many lines for its lines too: short lines cannot hold memory far beyond the limit', async () => {
+      // 1000 lines of `data: x`: 2000 characters of data (within 10 000), but 1000 joined lines (~64 bytes each).
+      const chunks = Array.from({ length: 10 }, () => 'data: x\n'.repeat(100));
+      const { seen, error } = await parseError(['data: ok\n\n', ...chunks, '\n'], { maxEventSize: 10_000 });
+      expect(seen).toEqual([{ data: 'ok' }]);
+      expect(error.code).toBe('sse_event_too_large');
+      // Up to 64 lines an event is judged by its characters alone, as before; comments are not charged.
+      const few = Array.from({ length: 64 }, () => 'data: x\n').join('') + ': c\n'.repeat(500);
+      expect(await parse([few, '\n'], { maxEventSize: 10_000 })).toEqual([{ data: Array(64).fill('x').join('\n') }]);
+    });
+
+    it('under the default limit, endless `data: x` lines of one event fail within a bounded number of lines', () => {
+      // Each chunk: 8192 lines (64 KiB). Under 16 MiB counted in characters alone this failed only after ~8.4 M lines
+      // (~500 MB of heap); charged per line it fails after 16 MiB / 40 ≈ 420 000 lines.
+      const chunk = 'data: x\n'.repeat(8192);
+      let lines = 0;
+      let failure: unknown;
+      const source = new Subject<string>();
+      source.pipe(parseSse()).subscribe({ error: (error: unknown) => (failure = error) });
+      source.next('data: first\n');
+      while (failure === undefined && lines < 1_000_000) {
+        source.next(chunk);
+        lines += 8192;
+      }
+      expect(failure).toMatchObject({ name: 'StreamProtocolError', code: 'sse_event_too_large' });
+      expect(lines).toBeLessThan(450_000);
+    });
+
     it('defaults to 16 MiB', async () => {
       const big = 'x'.repeat(16 * 1024 * 1024 - 'data: '.length);
       expect((await parse(['data: ', big, '\n\n']))[0]?.data.length).toBe(big.length);

@@ -10,8 +10,10 @@ import {
   isStreamProtocolError,
   isTimeoutError,
   isUpstreamHttpError,
+  type NetworkError,
   type UpstreamHttpError,
 } from '../../src/core/errors';
+import { toErrorResponse } from '../../src/core/toErrorResponse';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
 import { createDemandGate } from '../../src/core/createDemandGate';
@@ -387,6 +389,27 @@ describe('requestCompletion', () => {
     );
     expect(got.join('')).toBe('data: {"n":1}\n\n');
     expect(isNetworkError(error)).toBe(true);
+  });
+
+  it('says whether the provider was unreachable or the answer was cut: midResponse, and the wire message', async () => {
+    await serve((req) => req.socket.destroy());
+    const before = (await failure(config())) as NetworkError;
+    expect(before.midResponse).toBe(false);
+    expect(toErrorResponse(before).body.message).toBe('the upstream provider could not be reached');
+    await server.close();
+    await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"n":1}\n\n', () => setTimeout(() => req.socket.destroy(), 20));
+    });
+    const cut = (await failure(config())) as NetworkError;
+    expect(isNetworkError(cut)).toBe(true);
+    expect(cut.midResponse).toBe(true);
+    expect(cut.message).toMatch(/^upstream connection cut mid-answer/);
+    expect(toErrorResponse(cut).body).toEqual({
+      message: 'the connection to the upstream provider was cut mid-answer',
+      type: 'upstream_error',
+      code: 'network',
+    });
   });
 
   it('no headers within the headers timeout is a TimeoutError("headers")', async () => {

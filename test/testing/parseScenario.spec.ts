@@ -49,6 +49,22 @@ describe('parseScenario', () => {
     });
   });
 
+  it('parses the provider-quirk items, and refuses values it does not know', () => {
+    expect(
+      parseScenario('no-done;azure-filter;reasoning-field=reasoning;content-parts;usage-in=x_groq;refusal'),
+    ).toEqual({
+      noDone: true,
+      azureFilter: true,
+      reasoningField: 'reasoning',
+      contentParts: true,
+      usageIn: 'x_groq',
+      refusal: true,
+    });
+    expect(() => parseScenario('reasoning-field=thoughts')).toThrow(/reasoning or reasoning_content/);
+    expect(() => parseScenario('usage-in=choice')).toThrow(/takes x_groq/);
+    expect(() => parseScenario('refusal=1')).toThrow(/takes no value/);
+  });
+
   it('defaults fail-first to 503 and reads split sizes and offsets', () => {
     expect(parseScenario('fail-first=1')).toEqual({ failFirst: { count: 1, status: 503 } });
     expect(parseScenario('split=7')).toEqual({ split: 7 });

@@ -1,17 +1,19 @@
 /**
  * Golden tests of the three endpoint wires: each recorded provider stream (`test/fixtures/streams/<name>.sse`) goes
- * bytes → parseSse → decodeChunk → toOutput / toOutputChunks+toNdjson / toOutputChunks+toSse, and the exact text
- * must equal `test/fixtures/golden/<name>.{json,ndjson,sse}`.
+ * bytes → parseSse → decodeChunk → toOutput+JSON_WIRE / toOutputChunks+toNdjson / toOutputChunks+toSse, and the exact
+ * text must equal `test/fixtures/golden/<name>.{json,ndjson,sse}`. `endpointWires.http.golden.spec.ts` holds the
+ * HTTP endpoints to the same files.
  *
  * `.json` is the `/chat/json` body: the `LlmClientOutput`, or `{"error":{…}}` when the stream fails.
- * Regenerate with `UPDATE_GOLDEN=1 npx jest test/operators/endpointWires.golden`, then review every diff by eye.
+ * Regenerate with `UPDATE_GOLDEN=1 npx jest test/wire/endpointWires.golden`, then review every diff by eye.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Observable, catchError, lastValueFrom, map, of, toArray } from 'rxjs';
-import { toErrorResponse } from '../../src/core/toErrorResponse';
+import { Observable, lastValueFrom, map, toArray } from 'rxjs';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
+import { encodeWire } from '../../src/wire/encodeWire';
+import { JSON_WIRE } from '../../src/wire/JSON_WIRE';
 import { toNdjson } from '../../src/wire/toNdjson';
 import { toOutput } from '../../src/operators/toOutput';
 import { toOutputChunks } from '../../src/operators/toOutputChunks';
@@ -43,13 +45,7 @@ const join$ = (text: Observable<string>): Promise<string> =>
   );
 
 const wires = async (name: FixtureName, size?: number): Promise<Record<'json' | 'ndjson' | 'sse', string>> => ({
-  json: await lastValueFrom(
-    chunks(name, size).pipe(
-      toOutput(),
-      map((output) => JSON.stringify(output)),
-      catchError((error: unknown) => of(JSON.stringify({ error: toErrorResponse(error).body }))),
-    ),
-  ),
+  json: await lastValueFrom(chunks(name, size).pipe(toOutput(), encodeWire(JSON_WIRE))),
   ndjson: await join$(chunks(name, size).pipe(toOutputChunks(), toNdjson())),
   sse: await join$(chunks(name, size).pipe(toOutputChunks(), toSse())),
 });

@@ -57,14 +57,31 @@ export const ToolCallDelta = z.looseObject({
 });
 export type ToolCallDelta = z.infer<typeof ToolCallDelta>;
 
+/**
+ * One part of a content array (`{type: 'text', text}`, `{type: 'image_url', image_url}`, Mistral's
+ * `{type: 'thinking', thinking: [{type: 'text', text}]}`, …). Only `type` is checked; the rest is kept as sent.
+ */
+export const ContentPart = z.looseObject({
+  /** The part's type (`text`, `image_url`, `thinking`, …). */
+  type: z.string(),
+});
+export type ContentPart = z.infer<typeof ContentPart>;
+
 /** What a streamed choice adds to the message. */
 export const ChunkDelta = z.looseObject({
   /** `assistant`, usually only on the first chunk. */
   role: z.string().nullish(),
-  /** The next piece of the answer's text. */
-  content: z.string().nullish(),
-  /** The next piece of the reasoning (DeepSeek reasoner, Kimi thinking models). */
+  /**
+   * The next piece of the answer's text — or, from Mistral's thinking models, an array of parts: `text` parts are
+   * text, `thinking` parts reasoning (the operators read both; see `deltaContent` / `deltaReasoning`).
+   */
+  content: z.union([z.string(), z.array(ContentPart)]).nullish(),
+  /** The next piece of the reasoning (DeepSeek reasoner, Kimi thinking models, Qwen, xAI). */
   reasoning_content: z.string().nullish(),
+  /** The next piece of the reasoning, as OpenRouter, Groq, vLLM and the Vercel AI gateway name it. */
+  reasoning: z.string().nullish(),
+  /** The next piece of a refusal (OpenAI), sent instead of content. */
+  refusal: z.string().nullish(),
   /** Fragments of tool calls. */
   tool_calls: z.array(ToolCallDelta).nullish(),
 });
@@ -101,6 +118,13 @@ export const ChatCompletionChunk = z.looseObject({
   choices: z.array(ChunkChoice).default([]),
   /** Token usage, on the last chunk (with `stream_options.include_usage`). */
   usage: Usage.nullish(),
+  /** Groq's extension: its request id and, on the last chunk, the usage (`x_groq.usage`), sometimes only there. */
+  x_groq: z
+    .looseObject({
+      /** The usage, when Groq reports it here. */
+      usage: Usage.nullish(),
+    })
+    .nullish(),
 });
 export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunk>;
 
@@ -184,33 +208,94 @@ export const ToolDefinition = z.looseObject({
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 
 /** A message's content: its text, or OpenAI-style content parts (`{type: 'text' | 'image_url', …}`). */
-export const MessageContent = z.union([
-  z.string(),
-  z.array(
-    z.looseObject({
-      /** The part's type (`text`, `image_url`, …). */
-      type: z.string(),
-    }),
-  ),
-]);
+export const MessageContent = z.union([z.string(), z.array(ContentPart)]);
 export type MessageContent = z.infer<typeof MessageContent>;
 
-/** A message of the conversation sent upstream. */
+/**
+ * A message of the conversation, as sent upstream and as the contract's clients send it. Every field is kept as sent,
+ * known ones type-checked, unknown ones (a provider's own: Moonshot's `partial`, …) passed through.
+ */
 export const UpstreamMessage = z.looseObject({
-  /** Who speaks: `system`, `user`, `assistant` or `tool`. */
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  /** The text (or content parts); `null` for an assistant message with only tool calls. */
+  /** Who speaks: `system`, `developer`, `user`, `assistant` or `tool` (a tool result). */
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  /** The text, or content parts (`text`, `image_url`, …); `null` or absent for an assistant message with only tool calls. */
   content: MessageContent.nullish(),
   /** An optional participant name. */
-  name: z.string().optional(),
-  /** An assistant message's tool calls, sent back with the tool results. */
-  tool_calls: z.array(ToolCall).optional(),
+  name: z.string().nullish(),
+  /** An assistant message's tool calls, sent back with the tool results (ids verbatim). */
+  tool_calls: z.array(ToolCall).nullish(),
   /** A `tool` message: the id of the call it answers. */
-  tool_call_id: z.string().optional(),
-  /** An assistant message's reasoning (some providers want it back). */
+  tool_call_id: z.string().nullish(),
+  /**
+   * An assistant message's reasoning. DeepSeek's thinking mode wants it back with the tool calls it led to (else
+   * HTTP 400); `accumulateDeltas` gives a message ready to send back as it is.
+   */
   reasoning_content: z.string().nullish(),
+  /** DeepSeek / Moonshot: the last assistant message is a prefix the answer continues (chat prefix completion). */
+  prefix: z.boolean().nullish(),
 });
 export type UpstreamMessage = z.infer<typeof UpstreamMessage>;
+
+/**
+ * The OpenAI-compatible options of a chat request, type-checked where they are known (a wrong type is a 400 naming
+ * the field); `null` is accepted as "not set" and passed on as sent. Shared by {@link ChatCompletionRequest} and the
+ * contract's `ChatRequest`: every option a client sends reaches the provider intact, and so do unknown ones.
+ */
+export const ChatRequestOptions = z.looseObject({
+  /** Sampling temperature, 0–2. */
+  temperature: z.number().min(0).max(2).nullish(),
+  /** Nucleus sampling, 0–1. */
+  top_p: z.number().min(0).max(1).nullish(),
+  /** The most tokens of the answer. */
+  max_tokens: z.number().int().positive().nullish(),
+  /** The most tokens of the answer, reasoning included (OpenAI's newer name). */
+  max_completion_tokens: z.number().int().positive().nullish(),
+  /** How many choices to generate (the contract follows one: `toOutputChunks({ choice })`). */
+  n: z.number().int().positive().nullish(),
+  /** A seed for (best-effort) deterministic sampling. */
+  seed: z.number().int().nullish(),
+  /** Sequences that end the answer. */
+  stop: z.union([z.string(), z.array(z.string())]).nullish(),
+  /** -2–2. */
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  /** -2–2. */
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  /** Return log probabilities of the output tokens. */
+  logprobs: z.boolean().nullish(),
+  /** How many most likely tokens to return per position, 0–20 (with `logprobs`). */
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  /** An id of the end user, for the provider's abuse monitoring. */
+  user: z.string().nullish(),
+  /** Functions the model may call. */
+  tools: z.array(ToolDefinition).nullish(),
+  /** `none`, `auto`, `required`, or a function to force (`{type: 'function', function: {name}}`). */
+  tool_choice: z
+    .union([
+      z.enum(['none', 'auto', 'required']),
+      z.looseObject({
+        /** `function`. */
+        type: z.string(),
+      }),
+    ])
+    .nullish(),
+  /** Whether the model may call several tools at once. */
+  parallel_tool_calls: z.boolean().nullish(),
+  /** E.g. `{ type: "json_object" }` or `{ type: "json_schema", json_schema }`. */
+  response_format: z
+    .looseObject({
+      /** `text`, `json_object` or `json_schema`. */
+      type: z.string(),
+    })
+    .nullish(),
+  /** DeepSeek's and Kimi's thinking switch: `{ type: "enabled" }` or `{ type: "disabled" }`. */
+  thinking: z
+    .looseObject({
+      /** `enabled` or `disabled`. */
+      type: z.string(),
+    })
+    .nullish(),
+});
+export type ChatRequestOptions = z.infer<typeof ChatRequestOptions>;
 
 /** The body of `POST {baseUrl}/chat/completions`. Unknown provider options are kept and forwarded. */
 export const ChatCompletionRequest = z.looseObject({
@@ -219,38 +304,14 @@ export const ChatCompletionRequest = z.looseObject({
   /** The conversation so far. */
   messages: z.array(UpstreamMessage).min(1),
   /** Always set to `true` by `requestCompletion`. */
-  stream: z.boolean().optional(),
+  stream: z.boolean().nullish(),
   /** `include_usage` is always set to `true` by `requestCompletion`. */
   stream_options: z
     .looseObject({
       /** Ask for a final usage chunk. */
-      include_usage: z.boolean().optional(),
+      include_usage: z.boolean().nullish(),
     })
-    .optional(),
-  /** Sampling temperature, 0–2. */
-  temperature: z.number().min(0).max(2).optional(),
-  /** Nucleus sampling, 0–1. */
-  top_p: z.number().min(0).max(1).optional(),
-  /** The most tokens of the answer. */
-  max_tokens: z.number().int().positive().optional(),
-  /** How many choices to generate (the contract follows one: `toOutputChunks({ choice })`). */
-  n: z.number().int().positive().optional(),
-  /** Sequences that end the answer. */
-  stop: z.union([z.string(), z.array(z.string())]).nullish(),
-  /** -2–2. */
-  presence_penalty: z.number().min(-2).max(2).optional(),
-  /** -2–2. */
-  frequency_penalty: z.number().min(-2).max(2).optional(),
-  /** Functions the model may call. */
-  tools: z.array(ToolDefinition).optional(),
-  /** `none`, `auto`, `required`, or a function to force. */
-  tool_choice: z.unknown().optional(),
-  /** E.g. `{ type: "json_object" }`. */
-  response_format: z
-    .looseObject({
-      /** `text` or `json_object`. */
-      type: z.string(),
-    })
-    .optional(),
+    .nullish(),
+  ...ChatRequestOptions.shape,
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;

@@ -1,0 +1,71 @@
+import { Controller, HttpCode, Inject, Post, Req, Res, SetMetadata, type Type } from '@nestjs/common';
+import type { ChatClient } from '../client/createChatClient.js';
+import type { ChatWireFormat } from '../node/CHAT_WIRES.js';
+import { createChatEndpoints, type ChatEndpoints } from '../node/createChatEndpoints.js';
+import type { WriteOutcome } from '../node/WriteOutcome.js';
+import { CHAT_ROUTE, CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG } from './chatflux.constants.js';
+import type { ChatfluxModuleConfig, ChatRoute } from './chatflux.interfaces.js';
+import { ChatfluxShutdown } from './chatflux.shutdown.js';
+import { nodeRequest, rawResponse } from './chatflux.utilities.js';
+
+/**
+ * Creates the controller of `ChatfluxModule` serving `POST {prefix}/chat/json`, `{prefix}/chat/stream` and
+ * `{prefix}/chat/sse`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
+ * passthrough) and hands them to the serving core (`createChatEndpoints`, the Express router's too), so Nest adds
+ * nothing to the wire: neither its 201 for POST nor its SSE plumbing.
+ *
+ * @param prefix The path prefix (`''` for none).
+ * @returns A controller class to list in a module's `controllers`.
+ */
+export function createChatController(prefix: string): Type<unknown> {
+  // Filled by the controller instance: what answers a body that Nest's parser refused before the route ran.
+  let endpoints: ChatEndpoints | undefined;
+  const routeOf = (wire: ChatWireFormat): ChatRoute => ({
+    answerBodyError: (request, response, error) => void endpoints?.post(wire, request, response, { error }),
+  });
+
+  @Controller(prefix)
+  class ChatfluxController {
+    private readonly endpoints: ChatEndpoints;
+
+    constructor(
+      @Inject(CHATFLUX_CLIENT) client: ChatClient,
+      @Inject(CHATFLUX_MODULE_CONFIG) config: ChatfluxModuleConfig,
+      @Inject(ChatfluxShutdown) shutdown: ChatfluxShutdown,
+    ) {
+      // The config's `signal` is merged into the shutdown's (see the providers).
+      const { model, apiKeys, bodyLimit, heartbeatMs, secrets, requestPolicy, requestLimits, maxConcurrentPerClient, clientKey } = config;
+      this.endpoints = endpoints = createChatEndpoints({
+        ...{ client, model, apiKeys, bodyLimit, heartbeatMs, secrets, shutdown },
+        ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey },
+      });
+    }
+
+    @Post('chat/json')
+    @HttpCode(200)
+    @SetMetadata(CHAT_ROUTE, routeOf('json'))
+    json(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      return this.serve('json', req, res);
+    }
+
+    @Post('chat/stream')
+    @HttpCode(200)
+    @SetMetadata(CHAT_ROUTE, routeOf('ndjson'))
+    stream(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      return this.serve('ndjson', req, res);
+    }
+
+    @Post('chat/sse')
+    @HttpCode(200)
+    @SetMetadata(CHAT_ROUTE, routeOf('sse'))
+    sse(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      return this.serve('sse', req, res);
+    }
+
+    private serve(wire: ChatWireFormat, request: unknown, response: unknown): Promise<WriteOutcome> {
+      const { req, platform } = nodeRequest(request);
+      return this.endpoints.post(wire, req, rawResponse(response), platform);
+    }
+  }
+  return ChatfluxController;
+}

@@ -1,0 +1,58 @@
+import type { ServerResponse } from 'node:http';
+import type { Observable } from 'rxjs';
+import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
+import type { ChatRequest } from '../core/schemas/index.js';
+import { JSON_WIRE } from '../wire/JSON_WIRE.js';
+import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
+import { SSE_WIRE } from '../wire/SSE_WIRE.js';
+import type { WireFormat } from '../wire/WireFormat.js';
+import type { ChatEndpoint } from './ChatRequestLog.js';
+import { sendJson } from './sendJson.js';
+import { sendNdjson } from './sendNdjson.js';
+import { sendSse } from './sendSse.js';
+import type { WriteOutcome } from './WriteOutcome.js';
+import type { WriteResponseConfig } from './writeResponse.js';
+
+/**
+ * The three wires of the downstream contract: `json` (`/chat/json`, one object), `ndjson` (`/chat/stream`, one
+ * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`).
+ */
+export type ChatWireFormat = 'json' | 'ndjson' | 'sse';
+
+/** Everything that differs between the three endpoints: see {@link CHAT_WIRES}. */
+export interface ChatWire {
+  /** The endpoint's path. */
+  endpoint: ChatEndpoint;
+  /** The formatter of its bytes (`src/wire/`): the same object its operator face (`toSse`, `toNdjson`) writes with. */
+  format: WireFormat<unknown>;
+  /** The HTTP writer (`sendJson`, `sendNdjson`, `sendSse`); options a wire has no use for are ignored. */
+  send(res: ServerResponse, source: Observable<unknown>, config: WriteResponseConfig): Promise<WriteOutcome>;
+  /** The client method whose result the endpoint serves (`json`, `stream`, `sse`). */
+  call(client: ChatClient, request: ChatRequest, options: ChatCallOptions): Observable<unknown>;
+}
+
+/**
+ * THE wire → writer table: for each wire, its path, its formatter, its writer and the client call behind it. The
+ * serving core (`createChatEndpoints`, hence Express's `chatRouter` and NestJS's module), the NestJS decorators and
+ * filter, and the gateway's refusals all choose here — nowhere else.
+ */
+export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
+  json: {
+    endpoint: '/chat/json',
+    format: JSON_WIRE,
+    send: sendJson,
+    call: (client, request, options) => client.json(request, options),
+  },
+  ndjson: {
+    endpoint: '/chat/stream',
+    format: NDJSON_WIRE,
+    send: sendNdjson,
+    call: (client, request, options) => client.stream(request, options),
+  },
+  sse: {
+    endpoint: '/chat/sse',
+    format: SSE_WIRE,
+    send: sendSse,
+    call: (client, request, options) => client.sse(request, options),
+  },
+};

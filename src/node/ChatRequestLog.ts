@@ -1,0 +1,36 @@
+import type { Usage } from '../core/schemas/index.js';
+import type { WriteOutcome } from './WriteOutcome.js';
+
+/** The three endpoints. */
+export type ChatEndpoint = '/chat/json' | '/chat/stream' | '/chat/sse';
+
+/** The one structured log entry per request. It never contains a key; error messages are redacted. */
+export interface ChatRequestLog {
+  /** Which endpoint served the request. */
+  endpoint: ChatEndpoint;
+  /** `POST`, or `GET` for `GET /chat/sse`. */
+  method: string;
+  /** The status sent (200 once a stream was committed, even if it then ended with an in-band error); 0: none. */
+  status: number;
+  /** How the response ended (see `WriteOutcome`). */
+  result: WriteOutcome['result'];
+  /** The model asked for (the request's, else the default). */
+  model?: string;
+  /** Milliseconds from the request to the first value (chunk, or the whole answer for `/chat/json`). */
+  firstChunkMs?: number;
+  /** Milliseconds from the request to the end of the response. */
+  durationMs: number;
+  /** Values written (chunks, or 1 for `/chat/json`). */
+  chunks: number;
+  /** Body bytes written. */
+  bytes: number;
+  /** Token usage, when the upstream reported it. */
+  usage?: Usage;
+  /** The error's public code and redacted message, when the response failed. */
+  error?: {
+    /** The public error code (as in the error body). */
+    code: string;
+    /** The redacted message. */
+    message: string;
+  };
+}

@@ -1,0 +1,266 @@
+import { setMaxListeners } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import bytes from 'bytes';
+import typeIs from 'type-is';
+import { Observable } from 'rxjs';
+import type { ChatClient } from '../client/createChatClient.js';
+import { createDemandGate } from '../core/createDemandGate.js';
+import { CapacityError, RequestError, ShutdownError } from '../core/errors.js';
+import type { RequestLimitsConfig } from '../core/requestLimits.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
+import { parseChatRequest } from '../core/parseChatRequest.js';
+import type { ParseChatRequestConfig } from '../core/ParseChatRequestConfig.js';
+import type { ChatRequest, Usage } from '../core/schemas/index.js';
+import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
+import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
+import { toErrorResponse } from '../core/toErrorResponse.js';
+import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
+import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
+import type { ChatRequestLog } from './ChatRequestLog.js';
+import { clientKeyOf } from './clientKeyOf.js';
+import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
+import { matchesBearerKey } from './matchesBearerKey.js';
+import { readJsonBody, type PlatformBody } from './readJsonBody.js';
+import { toRequestError } from './toRequestError.js';
+import type { WriteOutcome } from './WriteOutcome.js';
+import type { WriteResponseConfig } from './writeResponse.js';
+
+/** Options of {@link createChatEndpoints}: those of `chatRouter` and `ChatfluxModule.forRoot`, with a client. */
+export interface ChatEndpointsConfig {
+  /** The client to serve from. */
+  client: ChatClient;
+  /** The model used when a request names none (otherwise the client's default applies). */
+  model?: string;
+  /** Accepted downstream Bearer keys; empty or absent: the endpoints are open. */
+  apiKeys?: readonly string[];
+  /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
+  bodyLimit?: number | string;
+  /**
+   * The most requests one client may have running at once (from the moment its key is accepted until its response
+   * ends); past it, 429 `concurrency_limit` with `Retry-After`. A client is its Bearer key when `apiKeys` are
+   * configured, else its remote address (see `clientKey`). Default 32; `0`: no limit.
+   */
+  maxConcurrentPerClient?: number;
+  /** Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). */
+  clientKey?: (req: IncomingMessage) => string;
+  /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
+  requestLimits?: RequestLimitsConfig;
+  /** The longest `q` query parameter of `GET /chat/sse`, in characters; longer gets 413. Default 8192. */
+  queryLimit?: number;
+  /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
+  heartbeatMs?: number;
+  /** The request `GET /chat/sse` serves when it has no `q`; absent: 400. */
+  demoRequest?: ChatRequest;
+  /** Receives one entry per request. */
+  log?: (entry: ChatRequestLog) => void;
+  /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */
+  secrets?: readonly string[];
+  /** Aborting it ends every response in flight with an error (graceful shutdown). */
+  signal?: AbortSignal;
+  /** What clients may ask for: allowed models, caps on `max_tokens` / `max_completion_tokens` and `n`, fields to strip (default: everything, forwarded intact). */
+  requestPolicy?: RequestPolicyConfig;
+  /**
+   * A graceful shutdown (`createGracefulShutdown`, NestJS's `ChatfluxShutdown`): while it drains, a new request gets
+   * 503 `shutting_down` with `Connection: close`; each response is tracked until it ends; its signal ends them.
+   */
+  shutdown?: {
+    /** True once the shutdown began. */
+    readonly isDraining: boolean;
+    /** Aborted when the responses in flight must end. */
+    readonly signal: AbortSignal;
+    /** Counts a response as in flight until `written` settles. */
+    track<T>(written: Promise<T>): Promise<T>;
+  };
+}
+
+/** The serving core: see {@link createChatEndpoints}. */
+export interface ChatEndpoints {
+  /**
+   * Serves `POST /chat/json`, `/chat/stream` or `/chat/sse`: key (401), media type (415), body (413, 400), schema
+   * (400), then the client's answer, written by the wire's writer.
+   *
+   * @param wire - Which endpoint.
+   * @param req - The node request (its body is read here unless a parser read it already).
+   * @param res - The node response, untouched so far.
+   * @param platform - What a platform's own body parser made of the body (see `readJsonBody`).
+   * @returns The writer's outcome (never rejects).
+   */
+  post(wire: ChatWireFormat, req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
+  /**
+   * Serves `GET /chat/sse?q=<url-encoded JSON request>` (for `EventSource`): key (401), `q` once (400), at most
+   * `queryLimit` characters (413), JSON (400), schema (400); without `q` the `demoRequest`, else 400.
+   *
+   * @param req - The node request.
+   * @param res - The node response, untouched so far.
+   * @param q - The parsed `q` query parameter (a string, an array when repeated, or `undefined`).
+   * @returns The writer's outcome (never rejects).
+   */
+  query(req: IncomingMessage, res: ServerResponse, q: unknown): Promise<WriteOutcome>;
+}
+
+const JSON_TYPE = 'application/json';
+const UNAUTHORIZED = 'missing or invalid API key (send it in the Authorization header, scheme Bearer)';
+
+const usageOf = (value: unknown): Usage | undefined => {
+  const record = value as { usage?: Usage; data?: { usage?: Usage } } | null;
+  return record?.usage ?? record?.data?.usage;
+};
+
+/**
+ * The limit to name in a 413: ours — unless a parser with a smaller limit (Nest's default 100 kb) refused a body that
+ * ours would have taken; then its limit, which is the one the body broke.
+ */
+const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessage): number | string => {
+  const theirs = (error as { limit?: unknown } | null)?.limit;
+  const max = bytes.parse(ours);
+  const length = Number(req.headers['content-length']);
+  return typeof theirs === 'number' && max !== null && theirs < max && !(length > max) ? theirs : ours;
+};
+
+/**
+ * THE serving core of the chat endpoints, which Express's `chatRouter` and NestJS's `ChatfluxModule` both call: every
+ * check, every refusal, the client call and the writer are chosen here, so both adapters answer with the same
+ * statuses, messages and bytes.
+ *
+ * ```text
+ * request ─► shutting down? 503 ─► key? 401 ─► client under its limit? 429 ─► application/json? 415 ─► body (readJsonBody) 413/400/415
+ *         ─► parseChatRequest 400 ─► CHAT_WIRES[wire].call(client) ─► CHAT_WIRES[wire].send(res) ─► log entry
+ * ```
+ *
+ * 1. Every refusal is an error of the writer's source, so it is written by the same writer as the answer: a real
+ *    status, the endpoint's error format, `WWW-Authenticate` on 401, `Retry-After` on 503.
+ * 2. Each request gets its own demand gate, shared by the client (the upstream read) and the writer (the socket).
+ * 3. The request is validated once: the client takes the parsed request as it is (`VALIDATED_CHAT_REQUESTS`).
+ * 4. `log` receives one entry per request, refusals included.
+ *
+ * @param config - The client and the endpoints' options.
+ * @returns The core's two entries: `post` and `query`.
+ */
+export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints {
+  const { client, shutdown, log } = config;
+  const keys = (config.apiKeys ?? []).filter((key) => key !== '');
+  const bodyLimit = config.bodyLimit ?? '1mb';
+  const queryLimit = config.queryLimit ?? 8192;
+  const secrets = [...keys, ...(config.secrets ?? [])];
+  const parseConfig = {
+    limits: resolveRequestLimits(config.requestLimits), // a wrong limit is a ConfigError now
+    ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
+  };
+  const maxPerClient = config.maxConcurrentPerClient ?? 32;
+  const limiter = createConcurrencyLimiter({ maxPerClient });
+  const clientKey = config.clientKey ?? ((req: IncomingMessage) => clientKeyOf(req, keys.length > 0));
+  /** Admits one more request of this client until its response closes, or refuses it (429). */
+  const admit = (req: IncomingMessage, res: ServerResponse): void => {
+    const release = limiter.tryAcquire(clientKey(req));
+    if (release === undefined) {
+      throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
+    }
+    res.once('close', release);
+  };
+  let signal = shutdown?.signal ?? config.signal;
+  if (shutdown !== undefined && config.signal !== undefined) {
+    signal = AbortSignal.any([shutdown.signal, config.signal]);
+    setMaxListeners(0, signal); // one `abort` listener per response in flight
+  }
+  const writeConfig: WriteResponseConfig = {
+    secrets,
+    ...(signal === undefined ? {} : { signal }),
+    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+  };
+  const authorized = (req: IncomingMessage): boolean => keys.length === 0 || matchesBearerKey(req.headers.authorization, keys);
+
+  /** Serves one request: `read` resolves with the valid request or rejects with the error to send. */
+  const serve = (wire: ChatWireFormat, req: IncomingMessage, res: ServerResponse, read: () => Promise<ChatRequest> | ChatRequest): Promise<WriteOutcome> => {
+    const started = performance.now();
+    const { endpoint, send, call } = CHAT_WIRES[wire];
+    const demand = createDemandGate();
+    const draining = shutdown?.isDraining === true;
+    if (draining) res.setHeader('Connection', 'close');
+    let model: string | undefined;
+    let usage: Usage | undefined;
+    // The checks, then the client's answer subscribed with the writer's own subscriber: no operator between the
+    // client and the writer, so each chunk costs what it costs without the core.
+    const source = new Observable<unknown>((subscriber) => {
+      const answer = async (): Promise<void> => {
+        if (draining) throw new ShutdownError();
+        const request = await read();
+        if (subscriber.closed) return;
+        model = request.model ?? client.model;
+        VALIDATED_CHAT_REQUESTS.add(request);
+        call(client, request, { demand }).subscribe(subscriber);
+      };
+      answer().catch((error: unknown) => subscriber.error(error));
+    });
+    const onValue = log === undefined ? undefined : (value: unknown) => void (usage = usageOf(value) ?? usage);
+    const written = send(res, source, { ...writeConfig, demand, ...(onValue === undefined ? {} : { onValue }) });
+    if (log !== undefined) {
+      void written.then((outcome) => {
+        const entry: ChatRequestLog = {
+          endpoint,
+          method: req.method ?? 'POST',
+          status: outcome.status,
+          result: outcome.result,
+          durationMs: Math.round(performance.now() - started),
+          chunks: outcome.values,
+          bytes: outcome.bytes,
+        };
+        if (model !== undefined) entry.model = model;
+        if (outcome.firstValueMs !== undefined) entry.firstChunkMs = Math.round(outcome.firstValueMs);
+        if (usage !== undefined) entry.usage = usage;
+        if (outcome.error !== undefined) {
+          const { body } = toErrorResponse(outcome.error, { secrets });
+          entry.error = { code: body.code, message: body.message };
+        }
+        log(entry);
+      });
+    }
+    return shutdown === undefined ? written : shutdown.track(written);
+  };
+
+  return {
+    post: (wire, req, res, platform) =>
+      serve(wire, req, res, async () => {
+        if (!authorized(req)) throw new RequestError('unauthorized', UNAUTHORIZED);
+        admit(req, res);
+        if (typeIs(req, [JSON_TYPE]) !== JSON_TYPE) {
+          throw new RequestError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)');
+        }
+        let body: unknown;
+        try {
+          body = await readJsonBody(req, res, bodyLimit, platform);
+        } catch (error) {
+          throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
+        }
+        return parseChatRequest(body, config.model, parseConfig);
+      }),
+    query: (req, res, q) =>
+      serve('sse', req, res, () => {
+        if (!authorized(req)) throw new RequestError('unauthorized', UNAUTHORIZED);
+        admit(req, res);
+        return readQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
+      }),
+  };
+}
+
+/** The request of `GET /chat/sse`: the JSON in `q`, or the demo request when there is no `q`. */
+function readQuery(
+  q: unknown,
+  limit: number,
+  demo: ChatRequest | undefined,
+  model: string | undefined,
+  parseConfig: ParseChatRequestConfig,
+): ChatRequest {
+  if (q === undefined) {
+    if (demo !== undefined) return parseChatRequest(demo, model, parseConfig);
+    throw new RequestError('invalid_request', 'GET /chat/sse needs the request as URL-encoded JSON in the `q` query parameter');
+  }
+  if (typeof q !== 'string') throw new RequestError('invalid_request', 'give the `q` query parameter once, as URL-encoded JSON');
+  if (q.length > limit) throw new RequestError('payload_too_large', `the \`q\` query parameter is longer than ${limit} characters`);
+  let body: unknown;
+  try {
+    body = JSON.parse(q);
+  } catch (error) {
+    throw new RequestError('invalid_request', 'the `q` query parameter is not valid JSON', { cause: error });
+  }
+  return parseChatRequest(body, model, parseConfig);
+}

@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import bodyParser from 'body-parser';
+import bytes from 'bytes';
+
+type JsonParser = ReturnType<typeof bodyParser.json>;
+const parsers = new Map<number | string, JsonParser>();
+
+const parserFor = (limit: number | string): JsonParser => {
+  let parser = parsers.get(limit);
+  if (parser === undefined) {
+    parser = bodyParser.json({ limit, type: 'application/json' });
+    parsers.set(limit, parser);
+  }
+  return parser;
+};
+
+/** What a platform's own body parser made of the body before the route ran: its value, or its refusal. */
+export type PlatformBody = { value: unknown } | { error: unknown };
+
+/**
+ * The request's JSON body, read once, under `limit`:
+ *
+ * 1. `platform` given: what the platform's parser (Nest's default parser, Fastify's) made of it — its refusal is thrown
+ *    as is, its value is returned.
+ * 2. A body some middleware already read (Express's `express.json()` in the app, Nest's default parser: the request
+ *    stream is consumed) is taken from `req.body`.
+ * 3. In both cases a `Content-Length` over `limit` is still refused (413), so the endpoint's own limit holds whatever
+ *    parser ran first. (That parser's limit may be the smaller one: its refusal then names it.)
+ * 4. Otherwise body-parser's JSON parser (the one inside `express.json()`) reads it: gzip/deflate/br inflated, UTF-8
+ *    (and UTF-16/32) only, objects and arrays only, an empty body as `{}`.
+ *
+ * @param req - The node request (`req.body` is set by body-parser, as Express and Nest's pipes expect).
+ * @param res - The response (body-parser's middleware signature; nothing is written to it).
+ * @param limit - Bytes, or a string such as `'1mb'` (read with `bytes`, as body-parser reads it).
+ * @param platform - The platform parser's result, when one ran and the stream is not the place to find the body.
+ * @returns The parsed body.
+ * @throws body-parser's errors (`type: 'entity.too.large'`, `'entity.parse.failed'`, `'charset.unsupported'`, …),
+ *   which `toRequestError` words as the endpoint's 413, 400 or 415.
+ */
+export async function readJsonBody(
+  req: IncomingMessage & { body?: unknown },
+  res: ServerResponse,
+  limit: number | string,
+  platform?: PlatformBody,
+): Promise<unknown> {
+  if (platform !== undefined && 'error' in platform) throw platform.error;
+  const consumed = req.complete && !req.readable; // as body-parser's own "already parsed" test (on-finished)
+  if (platform !== undefined || consumed) {
+    const length = Number(req.headers['content-length']);
+    const max = bytes.parse(limit);
+    if (max !== null && length > max) {
+      throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413 });
+    }
+    return platform === undefined ? req.body : platform.value;
+  }
+  const parse = parserFor(limit);
+  await new Promise<void>((resolve, reject) =>
+    parse(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(error))),
+  );
+  return req.body;
+}

@@ -1,0 +1,87 @@
+/**
+ * The layer rules of docs/ARCHITECTURE.md are real: the project's own ESLint config (what `npm run lint` runs) refuses
+ * an import against the direction of scripts/layers.mjs, and a circle of imports.
+ *
+ * The texts are linted through the ESLint Node API in a child process (lintTexts.mjs). The circle needs files on
+ * disk (import-x/no-cycle follows the imports): two are planted in a temporary folder under src/gateway/ — a folder
+ * the build leaves out, so a build running in parallel never compiles them — and removed at the end.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = join(__dirname, '..', '..');
+const PLANT_PREFIX = 'planted-cycle-';
+const PLANT_PARENT = join(ROOT, 'src', 'gateway');
+
+interface LintMessage {
+  ruleId: string | null;
+  message: string;
+}
+
+/** Lints each `{ code, filePath }` with eslint.config.mjs; returns each text's messages. */
+async function lintTexts(texts: Array<{ code: string; filePath: string }>): Promise<LintMessage[][]> {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(__dirname, 'lintTexts.mjs'), JSON.stringify(texts)], {
+    cwd: ROOT,
+    timeout: 120_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(stdout) as LintMessage[][];
+}
+
+const removePlanted = (): void => {
+  for (const name of readdirSync(PLANT_PARENT)) {
+    if (name.startsWith(PLANT_PREFIX)) rmSync(join(PLANT_PARENT, name), { recursive: true, force: true });
+  }
+};
+
+const rules = (messages: LintMessage[] | undefined): Array<string | null> => (messages ?? []).map((m) => m.ruleId);
+
+describe('the layer rules (scripts/layers.mjs through eslint.config.mjs)', () => {
+  let results: LintMessage[][];
+  beforeAll(async () => {
+    removePlanted(); // a run killed before its cleanup must not leave a circle for `npm run lint`
+    const dir = mkdtempSync(join(PLANT_PARENT, PLANT_PREFIX));
+    try {
+      const a = join(dir, 'a.ts');
+      const aCode = "import { b } from './b.js';\n\nexport const a = (): number => b() + 1;\n";
+      writeFileSync(a, aCode);
+      writeFileSync(join(dir, 'b.ts'), "import { a } from './a.js';\n\nexport const b = (): number => a() - 1;\n");
+      results = await lintTexts([
+        // operators/ → source/: siblings, both above core/ only.
+        { code: "import { fromBody } from '../source/fromBody.js';\n\nexport const planted = fromBody;\n", filePath: join(ROOT, 'src/operators/planted.ts') },
+        // core/ → operators/: upwards.
+        { code: "import { parseSse } from '../operators/parseSse.js';\n\nexport const planted = parseSse;\n", filePath: join(ROOT, 'src/core/planted.ts') },
+        // operators/ → core/: allowed (the control: the same kind of text, linted clean).
+        { code: "import { RequestError } from '../core/errors.js';\n\nexport const planted = RequestError;\n", filePath: join(ROOT, 'src/operators/planted.ts') },
+        // a.ts ⇄ b.ts.
+        { code: aCode, filePath: a },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+  afterAll(removePlanted);
+
+  it('an import from src/operators/ into src/source/ fails import-x/no-restricted-paths', () => {
+    expect(rules(results[0])).toContain('import-x/no-restricted-paths');
+    expect(results[0]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/operators\/ may not import source\//);
+  });
+
+  it('an import from src/core/ into src/operators/ fails import-x/no-restricted-paths', () => {
+    expect(rules(results[1])).toContain('import-x/no-restricted-paths');
+  });
+
+  it('an import in the allowed direction passes', () => {
+    expect(results[2]).toEqual([]);
+  });
+
+  it('a two-file circle is reported by import-x/no-cycle', () => {
+    expect(rules(results[3])).toEqual(['import-x/no-cycle']);
+  });
+
+  it('leaves nothing planted under src/', () => {
+    expect(readdirSync(PLANT_PARENT).filter((name) => name.startsWith(PLANT_PREFIX))).toEqual([]);
+  });
+});
