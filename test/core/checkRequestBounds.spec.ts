@@ -107,10 +107,10 @@ describe('parseChatRequest and toCompletionRequest under hostile bodies', () => 
   });
 
   it('keeps at most maxIssues issues and counts the rest in the message', () => {
-    const body = { messages: Array(100).fill({}) }; // two issues per message
+    const body = { messages: Array(100).fill({}) }; // one issue per message (role): content may be absent (tool calls)
     const error = refusal(() => parseChatRequest(body, undefined, { limits: { maxIssues: 7 } }));
     expect(error.issues).toHaveLength(7);
-    expect(error.message).toMatch(/; and 195 more$/);
+    expect(error.message).toMatch(/; and 95 more$/);
     const client = refusal(() => toCompletionRequest(body, 'm', { maxIssues: 7 }));
     expect(client.issues).toHaveLength(7);
     expect(client.message).toMatch(/; and 93 more$/); // the upstream schema: one issue per message (role)
