@@ -99,7 +99,7 @@ describe('compressed bodies, as body-parser reads them', () => {
     const res = await fetch(`${base}/chat/json`, {
       method: 'POST',
       headers: { ...AUTH, 'Content-Type': 'application/json', 'Content-Encoding': encoding },
-      body,
+      body: new Uint8Array(body),
     });
     return { status: res.status, body: await res.text() };
   };
