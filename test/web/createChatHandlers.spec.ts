@@ -44,6 +44,7 @@ let hono: HonoChat;
 let expressServer: Server;
 let expressUrl: string;
 const sockets: Socket[] = [];
+const closers: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
   emulator = await startEmulator({ dialect: 'deepseek', seed: 11 });
@@ -59,6 +60,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
+  for (const close of closers) await close();
   await hono.close();
   expressServer.closeAllConnections();
   await new Promise((resolve) => expressServer.close(resolve));
@@ -119,7 +121,15 @@ describe('backpressure and cancellation', () => {
   it('a client that stops reading pauses the upstream read (TCP), not the server’s memory', async () => {
     const before = emulator.requests.length;
     const body = JSON.stringify({ model: 'deepseek-chat#tokens=1000000', messages: [{ role: 'user', content: 'a very long story' }] });
-    const socket = connect(Number(new URL(hono.url).port), '127.0.0.1');
+    // A client with the default timeouts (as the NestJS backpressure spec): the suite's 2 s idle timeout would end a
+    // paused upstream read on a loaded machine before the test sees it paused.
+    const patient = createChatClient({ baseUrl: emulator.url, apiKey: 'sk-up', model: 'deepseek-chat', retry: false });
+    const server = await startHonoChat({ client: patient, apiKeys: [KEY], heartbeatMs: 0 });
+    closers.push(async () => {
+      await server.close();
+      await patient.close();
+    });
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
     sockets.push(socket);
     socket.pause(); // never read
     socket.write(
