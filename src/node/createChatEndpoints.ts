@@ -88,7 +88,8 @@ export interface ChatEndpoints {
   post(wire: ChatWireFormat, req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
   /**
    * Serves `GET /chat/sse?q=<url-encoded JSON request>` (for `EventSource`): key (401), `q` once (400), at most
-   * `queryLimit` characters (413), JSON (400), schema (400); without `q` the `demoRequest`, else 400.
+   * `queryLimit` characters (413), JSON (400), schema (400); without `q` the `demoRequest`, else 400. A `HEAD`
+   * request gets the same checks, status and headers, and no body: the upstream is not called.
    *
    * @param req - The node request.
    * @param res - The node response, untouched so far.
@@ -186,6 +187,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         const request = await read();
         if (subscriber.closed) return;
         model = request.model ?? client.model;
+        if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
         call(client, request, { demand }).subscribe(subscriber);
       };
