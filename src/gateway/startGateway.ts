@@ -94,6 +94,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       apiKeys: config.gatewayKeys,
       heartbeatMs: config.heartbeatMs,
       ...(config.maxConcurrentPerClient === undefined ? {} : { maxConcurrentPerClient: config.maxConcurrentPerClient }),
+      ...(config.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: config.bodyTimeoutMs }),
       demoRequest: DEMO_REQUEST,
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,

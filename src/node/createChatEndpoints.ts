@@ -17,7 +17,9 @@ import { toErrorResponse } from '../core/toErrorResponse.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import type { ChatRequestLog } from './ChatRequestLog.js';
+import { capLogEntry } from './capLogEntry.js';
 import { clientKeyOf } from './clientKeyOf.js';
+import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { matchesBearerKey } from './matchesBearerKey.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
@@ -36,6 +38,11 @@ export interface ChatEndpointsConfig {
   /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
   bodyLimit?: number | string;
   /**
+   * The longest wait for a whole request body, in ms; a slower body gets 408 `request_timeout` and its connection is
+   * closed. Default 30000; `0`: none (Node's `requestTimeout`, 300 s, still applies).
+   */
+  bodyTimeoutMs?: number;
+  /**
    * The most requests one client may have running at once (from the moment its key is accepted until its response
    * ends); past it, 429 `concurrency_limit` with `Retry-After`. A client is its Bearer key when `apiKeys` are
    * configured, else its remote address (see `clientKey`). Default 32; `0`: no limit.
@@ -53,6 +60,8 @@ export interface ChatEndpointsConfig {
   demoRequest?: ChatRequest;
   /** Receives one entry per request. */
   log?: (entry: ChatRequestLog) => void;
+  /** The longest string field of a log entry (model, error message, …), in characters; longer is cut. Default 1024. */
+  maxLogFieldChars?: number;
   /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */
   secrets?: readonly string[];
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
@@ -141,6 +150,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const { client, shutdown, log } = config;
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const bodyLimit = config.bodyLimit ?? '1mb';
+  const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
+  const maxLogFieldChars = config.maxLogFieldChars ?? 1024;
   const queryLimit = config.queryLimit ?? 8192;
   const secrets = [...keys, ...(config.secrets ?? [])];
   const parseConfig = {
@@ -191,10 +202,14 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         VALIDATED_CHAT_REQUESTS.add(request);
         call(client, request, { demand }).subscribe(subscriber);
       };
-      answer().catch((error: unknown) => subscriber.error(error));
+      answer().catch((error: unknown) => {
+        if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close'); // refused before its body was read
+        subscriber.error(error);
+      });
     });
     const onValue = log === undefined ? undefined : (value: unknown) => void (usage = usageOf(value) ?? usage);
     const written = send(res, source, { ...writeConfig, demand, ...(onValue === undefined ? {} : { onValue }) });
+    void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
       void written.then((outcome) => {
         const entry: ChatRequestLog = {
@@ -213,7 +228,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
           const { body } = toErrorResponse(outcome.error, { secrets });
           entry.error = { code: body.code, message: body.message };
         }
-        log(entry);
+        log(capLogEntry(entry, maxLogFieldChars));
       });
     }
     return shutdown === undefined ? written : shutdown.track(written);
@@ -229,7 +244,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         }
         let body: unknown;
         try {
-          body = await readJsonBody(req, res, bodyLimit, platform);
+          body = await readJsonBody(req, res, bodyLimit, platform, bodyTimeoutMs);
         } catch (error) {
           throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
         }

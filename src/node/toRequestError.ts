@@ -5,7 +5,8 @@ const ENCODINGS = 'gzip, deflate or br, or no Content-Encoding';
 
 /**
  * Turns an error of Express's JSON body parser (`body-parser`'s `type` field) into the {@link RequestError} that the
- * endpoint writes: 413 for a body over the limit, 415 for an unsupported encoding or charset, 400 otherwise — a body
+ * endpoint writes: 413 for a body over the limit, 415 for an unsupported encoding or charset, 408 for a body slower
+ * than its deadline (`readJsonBody`'s `request.timeout`), 400 otherwise — a body
  * that does not inflate as its `Content-Encoding` says (gzip that is not gzip, a corrupt `br`, a truncated stream:
  * zlib's error, which body-parser passes on with `status: 400` and no `type`) included.
  *
@@ -24,6 +25,8 @@ export function toRequestError(error: unknown, limit: number | string): RequestE
       return new RequestError('unsupported_media_type', `the request's Content-Encoding is not supported: send ${ENCODINGS}`, { cause: error });
     case 'charset.unsupported':
       return new RequestError('unsupported_media_type', 'the request body must be UTF-8 JSON (Content-Type: application/json)', { cause: error });
+    case 'request.timeout':
+      return new RequestError('request_timeout', `the request body did not arrive within ${String((error as { timeoutMs?: unknown }).timeoutMs)} ms`, { cause: error });
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
