@@ -48,6 +48,11 @@ export interface GatewayConfig {
   upstreamConnections?: number;
   /** `CHATFLUX_CONNECTION_WAIT_MS`: the longest wait for a free upstream connection, then 503 `upstream_busy` (default 10000). */
   connectionWaitMs?: number;
+  /**
+   * `CHATFLUX_EMULATOR_SCENARIOS=true`: the built-in emulator takes fault scenarios from the requests (a `#…` suffix
+   * of the model name, `x-emulator-scenario`); default false: any client could otherwise drive its faults.
+   */
+  emulatorScenarios?: boolean;
   /** `CHATFLUX_BODY_TIMEOUT_MS`: the longest wait for a whole request body, then 408 `request_timeout` (default 30000; `0`: none). */
   bodyTimeoutMs?: number;
   /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
@@ -135,6 +140,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     requestPolicy.stripFields = stripFields;
   }
   if (Object.keys(requestPolicy).length > 0) config.requestPolicy = requestPolicy;
+  const emulatorScenarios = flag(env, 'CHATFLUX_EMULATOR_SCENARIOS');
+  if (emulatorScenarios !== undefined) config.emulatorScenarios = emulatorScenarios;
   const requireDone = flag(env, 'CHATFLUX_REQUIRE_DONE');
   if (requireDone !== undefined) config.requireDone = requireDone;
   if (baseUrl !== undefined) config.baseUrl = baseUrl;

@@ -12,6 +12,7 @@ import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import type { ErrorBody } from '../core/schemas/index.js';
 import { startEmulator } from '../testing/startEmulator.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
+import { pageSecurityHeaders } from './pageSecurityHeaders.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -57,8 +58,12 @@ const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'ss
  * @returns The running gateway, once it listens.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers).
-  const emulator = config.provider === 'emulator' ? await startEmulator({ dialect: 'deepseek', seed: 1, requestLog: false }) : undefined;
+  // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers), and
+  // takes fault scenarios from the requests only when the configuration asks for it.
+  const emulator =
+    config.provider === 'emulator'
+      ? await startEmulator({ dialect: 'deepseek', seed: 1, requestLog: false, requestScenarios: config.emulatorScenarios === true })
+      : undefined;
   const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
   if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
   if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
@@ -86,7 +91,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     next();
   });
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', provider: config.provider }));
-  app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').send(page));
+  const pageHeaders = pageSecurityHeaders(page);
+  app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').set(pageHeaders).send(page));
   app.use(
     chatRouter({
       client,
