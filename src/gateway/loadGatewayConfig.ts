@@ -53,6 +53,11 @@ export interface GatewayConfig {
    * of the model name, `x-emulator-scenario`); default false: any client could otherwise drive its faults.
    */
   emulatorScenarios?: boolean;
+  /**
+   * `CHATFLUX_CORS_ORIGINS`, comma-separated origins (`https://app.example.com`) whose pages may call the gateway
+   * from a browser (CORS, `GET /chat/sse` from their `EventSource`); default none: no cross-origin access.
+   */
+  corsOrigins?: string[];
   /** `CHATFLUX_BODY_TIMEOUT_MS`: the longest wait for a whole request body, then 408 `request_timeout` (default 30000; `0`: none). */
   bodyTimeoutMs?: number;
   /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
@@ -121,6 +126,12 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
       .filter((key) => key !== ''),
     heartbeatMs: integer(env, 'CHATFLUX_HEARTBEAT_MS', 0, 3_600_000) ?? 15_000,
   };
+  const corsOrigins = list(env, 'CHATFLUX_CORS_ORIGINS');
+  if (corsOrigins !== undefined) config.corsOrigins = corsOrigins;
+  const notOrigin = corsOrigins?.find((origin) => !/^https?:\/\/[^/\s]+$/.test(origin));
+  if (notOrigin !== undefined) {
+    throw new ConfigError(`CHATFLUX_CORS_ORIGINS takes origins such as https://app.example.com (scheme and host, no path), got ${JSON.stringify(notOrigin)}.`);
+  }
   const model = text(env, 'CHATFLUX_MODEL');
   const maxRetries = integer(env, 'CHATFLUX_MAX_RETRIES', 0, 10);
   const firstChunkTimeoutMs = integer(env, 'CHATFLUX_FIRST_CHUNK_TIMEOUT_MS', 1, 86_400_000);

@@ -12,6 +12,7 @@ import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import type { ErrorBody } from '../core/schemas/index.js';
 import { startEmulator } from '../testing/startEmulator.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
+import { crossOriginPolicy } from './crossOriginPolicy.js';
 import { pageSecurityHeaders } from './pageSecurityHeaders.js';
 
 /** A running gateway. */
@@ -90,6 +91,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     void shutdown.track(new Promise<void>((resolve) => res.once('close', () => resolve())));
     next();
   });
+  app.use(crossOriginPolicy(config.corsOrigins ?? []));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', provider: config.provider }));
   const pageHeaders = pageSecurityHeaders(page);
   app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').set(pageHeaders).send(page));
