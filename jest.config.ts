@@ -15,6 +15,10 @@ const config: Config = {
   testTimeout: 30_000,
   // fast-check runs from a fixed seed in CI (FC_SEED=random to explore): see test/helpers/fastCheckSeed.ts.
   setupFiles: ['<rootDir>/test/helpers/fastCheckSeed.ts'],
+  // Once per run: a directory the workers share (the packed package), and the programs some tests need (Chromium),
+  // found or installed from Debian's packages: see test/setup/globalSetup.ts.
+  globalSetup: '<rootDir>/test/setup/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/setup/globalTeardown.ts',
 };
 
 export default config;

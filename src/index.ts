@@ -4,6 +4,7 @@
  * Adapters and the testing kit live on subpaths: `chatflux/node`, `chatflux/express`, `chatflux/nestjs`,
  * `chatflux/testing`. Re-exports only.
  * @packageDocumentation
+ * @module chatflux
  */
 export * from './operators/index.js';
 export { deltaContent } from './operators/deltaContent.js';

@@ -1,4 +1,11 @@
+import { DEFAULT_RETRY_POLICY } from '../core/retryPolicy.js';
+import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js';
+import { DEFAULT_TIMEOUTS } from '../source/defaultTimeouts.js';
+import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import type { GatewayConfig } from './loadGatewayConfig.js';
+
+/** A setting's value, or its default marked as such (`600000 ms (default)`). */
+const orDefault = (value: number | undefined, fallback: number, unit = ''): string => (value === undefined ? `${fallback}${unit} (default)` : `${value}${unit}`);
 
 /**
  * The gateway's configuration as printable lines, without secrets: the API key and the gateway keys appear only as
@@ -15,13 +22,15 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `API key:      ${config.apiKey === undefined ? 'not set' : 'set'}`,
     `model:        ${config.model ?? (emulator ? 'deepseek-chat' : '(preset default)')}`,
     `gateway keys: ${config.gatewayKeys.length === 0 ? 'none' : `${config.gatewayKeys.length} configured`}`,
-    `max retries:  ${config.maxRetries ?? '(default)'}`,
-    `timeouts:     first chunk ${config.firstChunkTimeoutMs ?? '(default)'} ms, idle ${config.idleTimeoutMs ?? '(default)'} ms`,
+    `max retries:  ${orDefault(config.maxRetries, DEFAULT_RETRY_POLICY.count)}`,
+    `timeouts:     first chunk ${orDefault(config.firstChunkTimeoutMs, DEFAULT_TIMEOUTS.firstChunk, ' ms')}, idle ${orDefault(config.idleTimeoutMs, DEFAULT_TIMEOUTS.idle, ' ms')}`,
     `heartbeat:    ${config.heartbeatMs === 0 ? 'off' : `${config.heartbeatMs} ms`}`,
     `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
-    `upstream:     ${config.upstreamConnections ?? '(default)'} connections, wait ${config.connectionWaitMs ?? '(default)'} ms, headers timeout ${config.headersTimeoutMs ?? '(default)'} ms`,
-    `limits:       ${config.maxConcurrentPerClient ?? '(default)'} requests per client, /chat/json answer ${config.maxAnswerChars ?? '(default)'} chars within ${config.jsonTimeoutMs ?? '(no)'} ms`,
+    `upstream:     ${orDefault(config.upstreamConnections, GATEWAY_DEFAULTS.upstreamConnections)} connections, wait ${orDefault(config.connectionWaitMs, GATEWAY_DEFAULTS.connectionWaitMs, ' ms')}, headers timeout ${orDefault(config.headersTimeoutMs, DEFAULT_TIMEOUTS.headers, ' ms')}`,
+    `limits:       ${orDefault(config.maxConcurrentPerClient, GATEWAY_DEFAULTS.maxConcurrentPerClient)} requests per client, /chat/json answer ${orDefault(config.maxAnswerChars, DEFAULT_MAX_ANSWER_CHARS, ' chars')}${config.jsonTimeoutMs === undefined ? ', no deadline' : ` within ${config.jsonTimeoutMs} ms`}`,
+    `shutdown:     grace ${orDefault(config.shutdownGraceMs, GATEWAY_DEFAULTS.shutdownGraceMs, ' ms')}`,
   ];
+  if (emulator) lines.push(`emulator:     ${orDefault(config.emulatorPaceMs, GATEWAY_DEFAULTS.emulatorPaceMs, ' ms')} between events`);
   const policy = config.requestPolicy;
   if (policy !== undefined) {
     const rules = [

@@ -62,6 +62,16 @@ export interface GatewayConfig {
   bodyTimeoutMs?: number;
   /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
   maxConcurrentPerClient?: number;
+  /**
+   * `CHATFLUX_SHUTDOWN_GRACE_MS`: on SIGTERM/SIGINT, how long requests in flight may still run before they end with
+   * `shutting_down` (default `GATEWAY_DEFAULTS.shutdownGraceMs`, 10000).
+   */
+  shutdownGraceMs?: number;
+  /**
+   * `CHATFLUX_EMULATOR_PACE_MS`: milliseconds between two streamed events of the built-in emulator (provider
+   * `emulator` only; default `GATEWAY_DEFAULTS.emulatorPaceMs`, 30: a provider's pace, so that the demo streams).
+   */
+  emulatorPaceMs?: number;
 }
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
@@ -169,6 +179,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     connectionWaitMs: integer(env, 'CHATFLUX_CONNECTION_WAIT_MS', 0, 86_400_000),
     maxConcurrentPerClient: integer(env, 'CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 0, 1_000_000),
     bodyTimeoutMs: integer(env, 'CHATFLUX_BODY_TIMEOUT_MS', 0, 3_600_000),
+    shutdownGraceMs: integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000),
+    emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
   };
   for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
   return config;

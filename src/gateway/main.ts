@@ -1,31 +1,65 @@
 /**
- * The entry of `npm start`: reads the configuration from the environment, prints it (without secrets), starts the
- * gateway, and shuts it down gracefully on SIGTERM / SIGINT (requests in flight get 10 s, then a 503 with
- * `Retry-After`, or the in-band `shutting_down` error frame on a stream already committed).
+ * The gateway program: `npx chatflux-gateway` (bin/chatflux-gateway.cjs runs the compiled file), `npm start` in a
+ * clone. Reads the configuration from the environment, prints it (without secrets), starts the gateway, and shuts it
+ * down gracefully on SIGTERM / SIGINT: requests in flight get `CHATFLUX_SHUTDOWN_GRACE_MS` (10 s), then a 503 with
+ * `Retry-After`, or the in-band `shutting_down` error frame on a stream already committed; then it exits 0.
+ *
+ * A bad setting, a port in use or a missing peer dependency: one line on stderr naming it, and exit code 1.
+ * Started by npm (`npx`, `npm start`), it also shuts down gracefully when the process that started it exits.
  */
+import { ConfigError, isConfigError } from '../core/errors.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
+import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
-import { startGateway } from './startGateway.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/** The gateway's own module, or the one line to print when a peer dependency it needs is not installed. */
+async function loadStartGateway(): Promise<typeof import('./startGateway.js').startGateway> {
+  try {
+    return (await import('./startGateway.js')).startGateway;
+  } catch (error) {
+    const missing = /Cannot find (?:module|package) '([^']+)'/.exec((error as Error).message)?.[1];
+    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_MODULE_NOT_FOUND') || (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+      if (missing !== undefined && !missing.startsWith('.') && !missing.startsWith('/')) {
+        throw new ConfigError(`the gateway needs the package "${missing}", which is not installed: npm install ${missing}`, { cause: error });
+      }
+    }
+    throw error;
+  }
+}
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig(process.env);
+  const startGateway = await loadStartGateway();
   for (const line of describeGatewayConfig(config)) process.stderr.write(`${line}\n`);
   const gateway = await startGateway(config);
+  const graceMs = config.shutdownGraceMs ?? GATEWAY_DEFAULTS.shutdownGraceMs;
   process.stderr.write(`chatflux gateway listening on ${gateway.url} (open it in a browser)\n`);
   let stopping = false;
+  // A terminal's Ctrl-C reaches both `npm start` and the gateway, and npm forwards it again: one shutdown for all.
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`${signal}: shutting down (grace ${SHUTDOWN_GRACE_MS} ms)\n`);
-    void gateway.close(SHUTDOWN_GRACE_MS).then(() => process.exit(0));
+    process.stderr.write(`${signal}: shutting down (grace ${graceMs} ms)\n`);
+    gateway.close(graceMs).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`chatflux gateway: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // `npx chatflux-gateway` runs it under npm's `sh -c`, which dies of the SIGTERM npm passes on without passing it
+  // further: when the process that started it goes away, shut down as on SIGTERM rather than serve on, orphaned.
+  if (process.env['npm_command'] !== undefined) {
+    const parent = process.ppid;
+    setInterval(() => process.ppid !== parent && stop('parent process exited'), 100).unref();
+  }
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`chatflux gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`chatflux gateway failed to start: ${isConfigError(error) ? message : message.split('\n')[0]}\n`);
   process.exit(1);
 });

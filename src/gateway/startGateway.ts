@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { throwError } from 'rxjs';
@@ -11,6 +11,8 @@ import { createGracefulShutdown } from '../node/createGracefulShutdown.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import type { ErrorBody } from '../core/schemas/index.js';
 import { startEmulator } from '../testing/startEmulator.js';
+import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
+import { listen } from './listen.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
 import { crossOriginPolicy } from './crossOriginPolicy.js';
 import { pageSecurityHeaders } from './pageSecurityHeaders.js';
@@ -51,19 +53,27 @@ const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'ss
 
 /**
  * Starts the gateway: an Express app with the chat endpoints (`chatRouter`), `GET /healthz`, and the demo page at `/`,
- * in front of the configured provider — or of the built-in emulator, started in-process, when the provider is
- * `emulator`.
+ * in front of the configured provider — or of the built-in emulator, started in-process at a provider's pace
+ * (`emulatorPaceMs`, default 30 ms between events), when the provider is `emulator`.
  *
  * @param config - The configuration (see `loadGatewayConfig`).
  * @param options - Log sink and client overrides.
  * @returns The running gateway, once it listens.
+ * @throws ConfigError naming the setting when it cannot listen (port in use, not permitted, host not local); nothing
+ *   is left running then.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers), and
   // takes fault scenarios from the requests only when the configuration asks for it.
   const emulator =
     config.provider === 'emulator'
-      ? await startEmulator({ dialect: 'deepseek', seed: 1, requestLog: false, requestScenarios: config.emulatorScenarios === true })
+      ? await startEmulator({
+          dialect: 'deepseek',
+          seed: 1,
+          requestLog: false,
+          paceMs: config.emulatorPaceMs ?? GATEWAY_DEFAULTS.emulatorPaceMs,
+          requestScenarios: config.emulatorScenarios === true,
+        })
       : undefined;
   const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
   if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
@@ -112,12 +122,14 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   );
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, () => resolve(listening));
-    listening.once('error', reject);
+  // Not app.listen: Express 5 calls its callback with a listen error too, as if listening.
+  const server = createServer(app);
+  const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
+    await client.close();
+    await emulator?.close();
+    throw error;
   });
   server.on('clientError', answerClientError);
-  const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closed: Promise<void> | undefined;
 

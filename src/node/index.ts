@@ -1,3 +1,9 @@
+/**
+ * `chatflux/node`: the writers that put an Observable on a `node:http` response as JSON, NDJSON or SSE, and the
+ * serving core's framework-free pieces. Re-exports only.
+ * @packageDocumentation
+ * @module chatflux/node
+ */
 export { sendJson, type SendJsonConfig } from './sendJson.js';
 export { sendNdjson, type SendNdjsonConfig } from './sendNdjson.js';
 export { sendSse, type SendSseConfig } from './sendSse.js';

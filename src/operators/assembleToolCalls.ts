@@ -55,8 +55,10 @@ export function assembleToolCalls(
         'assembleToolCalls: `schemas` must map function names to zod schemas, e.g. `{ get_weather: z.object({ city: z.string() }) }`.',
       );
     for (const [name, schema] of Object.entries(schemas))
-      if (typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function')
-        throw new ConfigError(`assembleToolCalls: schemas.${name} is not a zod schema; pass e.g. \`z.object({ … })\`.`);
+      if (typeof (schema as { '~standard'?: { validate?: unknown } } | null)?.['~standard']?.validate !== 'function')
+        throw new ConfigError(
+          `assembleToolCalls: schemas.${name} is not a zod schema (nor another Standard Schema: zod 4, zod 3.24+, valibot, ArkType); pass e.g. \`z.object({ … })\`.`,
+        );
   }
   return (source) =>
     defer(() => {

@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { StreamProtocolError, ToolCallError } from '../core/errors.js';
 import type { AssembledToolCall } from './AssembledToolCall.js';
 import type { AssembleToolCallsConfig } from './AssembleToolCallsConfig.js';
@@ -20,11 +21,15 @@ export interface ToolCallAssembler {
 
 const NONE: readonly AssembledToolCall[] = Object.freeze([]);
 
+/** An issue's path as `a.0.b` (Standard Schema path segments are keys or `{ key }` objects). */
+const pathOf = (issue: StandardSchemaV1.Issue): string =>
+  (issue.path ?? []).map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment)).join('.');
+
 /**
  * Creates a {@link ToolCallAssembler}. Completeness is decided by the stream, never by the arguments happening to
  * parse as JSON (a prefix such as `{"q":"x"}` can be valid JSON before `,"limit":10}` arrives).
  *
- * @param config `schemas`: per function name, a zod schema for the parsed arguments.
+ * @param config `schemas`: per function name, a Standard Schema (zod 3 or 4, …) for the parsed arguments.
  */
 export function createToolCallAssembler(config: AssembleToolCallsConfig = {}): ToolCallAssembler {
   const schemas = config.schemas ?? {};
@@ -56,21 +61,20 @@ export function createToolCallAssembler(config: AssembleToolCallsConfig = {}): T
         { cause, toolCallId: id },
       );
     }
-    const result = schema.safeParse(json);
-    if (!result.success) {
-      const issues = result.error.issues
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-        .join('; ');
-      throw new ToolCallError(
-        name,
-        `the arguments of tool call "${id}" to "${name}" fail its schema: ${truncate(issues, 300)}`,
-        {
-          cause: result.error,
-          toolCallId: id,
-        },
-      );
+    const result = schema['~standard'].validate(json);
+    if (result instanceof Promise) {
+      throw new ToolCallError(name, `the schema of "${name}" validates asynchronously, which assembleToolCalls cannot wait for: use a synchronous schema (no async refinements).`, {
+        toolCallId: id,
+      });
     }
-    return Object.freeze({ ...base, parsedArguments: result.data });
+    if (result.issues !== undefined) {
+      const issues = result.issues.map((issue) => `${pathOf(issue) || '(root)'}: ${issue.message}`).join('; ');
+      throw new ToolCallError(name, `the arguments of tool call "${id}" to "${name}" fail its schema: ${truncate(issues, 300)}`, {
+        cause: result.issues,
+        toolCallId: id,
+      });
+    }
+    return Object.freeze({ ...base, parsedArguments: result.value });
   };
 
   return {

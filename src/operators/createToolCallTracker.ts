@@ -44,7 +44,7 @@ interface ChoiceCalls {
 /**
  * Creates the correlation core shared by `accumulateDeltas` and `assembleToolCalls`.
  *
- * A fragment belongs to (PROVIDERS.md: Moonshot's `index` is optional):
+ * A fragment belongs to (docs/PROVIDERS.md: Moonshot's `index` is optional):
  * 1. the call with the same `id` in the same choice; a new `id` starts a new call, unless the call at the fragment's
  *    `index` has no id yet (the id then completes it);
  * 2. else the call with the same `index` (the latest call that used that index); an unknown index starts a call;

@@ -1,4 +1,8 @@
-/** Every chatflux operator, as `chatflux/operators` (like `rxjs/operators`). Re-exports only. */
+/**
+ * Every chatflux operator, as `chatflux/operators` (like `rxjs/operators`). Re-exports only.
+ * @packageDocumentation
+ * @module chatflux/operators
+ */
 export { parseSse, type ParseSseConfig } from './parseSse.js';
 export { decodeChunk, type DecodeChunkConfig } from './decodeChunk.js';
 export { accumulateDeltas, type AccumulateDeltasConfig } from './accumulateDeltas.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Observable, type Subscription } from 'rxjs';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { AbortedError, StreamProtocolError } from '../core/errors.js';
+import { AbortedError, ConfigError, StreamProtocolError } from '../core/errors.js';
 import type { ChatCompletionRequest } from '../core/schemas/index.js';
 import { createDoneTracker } from './createDoneTracker.js';
 import { drainBody } from './drainBody.js';
@@ -51,6 +51,23 @@ export interface RequestCompletionConfig {
   maxErrorBodyBytes?: number;
 }
 
+const EXAMPLE = "requestCompletion(request, { baseUrl: 'https://api.deepseek.com', apiKey })";
+
+/** Refuses a config without a usable `baseUrl` at the call, with the call that works (instead of a TypeError later). */
+function checkConfig(config: RequestCompletionConfig): void {
+  if (typeof config !== 'object' || config === null) {
+    throw new ConfigError(`requestCompletion: the second argument must be a config object with the provider's baseUrl, e.g. ${EXAMPLE}.`);
+  }
+  const { baseUrl } = config as { baseUrl?: unknown };
+  if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(baseUrl.trim())) {
+    throw new ConfigError(
+      `requestCompletion: config.baseUrl must be the provider's http(s) base URL (the request goes to {baseUrl}/chat/completions), got ${
+        baseUrl === undefined ? 'none' : JSON.stringify(baseUrl)
+      }; e.g. ${EXAMPLE}, or use createChatClient({ provider: 'deepseek' }), which knows the presets' URLs.`,
+    );
+  }
+}
+
 const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -94,11 +111,13 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
  * @param request - The chat completion request (already validated).
  * @param config - Where and how to send it.
  * @returns A cold Observable of the response body's bytes.
+ * @throws ConfigError at the call when `config` has no http(s) `baseUrl`, saying how to fix the call.
  */
 export function requestCompletion(
   request: ChatCompletionRequest,
   config: RequestCompletionConfig,
 ): Observable<Uint8Array> {
+  checkConfig(config);
   return new Observable<Uint8Array>((subscriber) => {
     const secrets = [...(config.apiKey === undefined ? [] : [config.apiKey]), ...(config.secrets ?? [])];
     const timeouts = config.timeouts ?? {};

@@ -1,5 +1,5 @@
 /**
- * Which provider the upstream emulator imitates, byte for byte (PROVIDERS.md):
+ * Which provider the upstream emulator imitates, byte for byte (docs/PROVIDERS.md):
  * - `deepseek`: explicit `null`s, `logprobs: null`, usage on the finishing chunk, `: keep-alive` comments while
  *   queued, uuid-like ids, errors `{error: {message, type, param, code}}`, no `Retry-After`.
  * - `moonshot`: absent fields omitted, `system_fingerprint` after `choices`, usage inside `choices[i]` (plus a

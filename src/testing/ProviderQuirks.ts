@@ -1,5 +1,5 @@
 /**
- * Shapes of OpenAI-compatible hosts other than the three dialects, layered on any dialect's stream (PROVIDERS.md
+ * Shapes of OpenAI-compatible hosts other than the three dialects, layered on any dialect's stream (docs/PROVIDERS.md
  * "Other OpenAI-compatible providers"): so that a project's tests cover each quirk without recorded streams. Every
  * field is optional; `{}` changes nothing. As emulator scenario items: `azure-filter`, `reasoning-field=reasoning`,
  * `content-parts`, `usage-in=x_groq`, `refusal` (and `no-done`, which the stream writer applies).

@@ -23,7 +23,7 @@ export interface DialectErrorConfig {
   retryAfterMs?: number;
 }
 
-/** DeepSeek's documented statuses (PROVIDERS.md "Errors"): message, type, code. The openai dialect shares them. */
+/** DeepSeek's documented statuses (docs/PROVIDERS.md "Errors"): message, type, code. The openai dialect shares them. */
 const DEEPSEEK: Record<number, [string, string, string]> = {
   400: ['Invalid request: the request body is not in a valid format', 'invalid_request_error', 'invalid_request_error'],
   401: ['Authentication Fails, Your api key is invalid', 'authentication_error', 'invalid_request_error'],
@@ -34,7 +34,7 @@ const DEEPSEEK: Record<number, [string, string, string]> = {
   503: ['Service is too busy, please try again later', 'service_unavailable_error', 'server_overloaded'],
 };
 
-/** Moonshot's documented statuses (PROVIDERS.md "Errors"): message, type. It documents no 402 and no 503. */
+/** Moonshot's documented statuses (docs/PROVIDERS.md "Errors"): message, type. It documents no 402 and no 503. */
 const MOONSHOT: Record<number, [string, string]> = {
   400: ['Invalid request: the request body is not in a valid format', 'invalid_request_error'],
   401: ['Invalid Authentication', 'invalid_authentication_error'],
@@ -61,11 +61,11 @@ const neutral = (status: number): [string, string] => {
 };
 
 /**
- * The error response of a provider for a status, in its dialect (PROVIDERS.md "Errors").
+ * The error response of a provider for a status, in its dialect (docs/PROVIDERS.md "Errors").
  *
  * 1. DeepSeek and openai: `{"error":{"message","type","param":null,"code"}}`; Moonshot: `{"error":{"message","type"}}`
  *    with Moonshot's types (`invalid_authentication_error`, `rate_limit_reached_error`, `engine_overloaded_error`, …).
- * 2. Only the statuses PROVIDERS.md documents get the provider's own text and type — DeepSeek (and openai) 400, 401,
+ * 2. Only the statuses docs/PROVIDERS.md documents get the provider's own text and type — DeepSeek (and openai) 400, 401,
  *    402, 422, 429, 500, 503; Moonshot 400, 401, 403, 404, 429, 500. Any other status gets a neutral body: the status
  *    text as message and a type derived from it (`Service Unavailable`, `service_unavailable_error`; DeepSeek shape:
  *    `"code":null`), never another status's body. Moonshot's overload is a 429 with `engine_overloaded_error`

@@ -1,7 +1,7 @@
 import type { EmulatorDialect } from './EmulatorDialect.js';
 
 /**
- * The `usage` object of a dialect, with its fields in the provider's order (PROVIDERS.md).
+ * The `usage` object of a dialect, with its fields in the provider's order (docs/PROVIDERS.md).
  *
  * @param dialect - The provider imitated.
  * @param promptTokens - Tokens of the request.

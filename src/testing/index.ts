@@ -2,6 +2,7 @@
  * `chatflux/testing`: the upstream emulator (an OpenAI-compatible SSE server speaking the Moonshot and DeepSeek
  * dialects, with fault injection) and marble helpers for users' tests.
  * @packageDocumentation
+ * @module chatflux/testing
  */
 export { startEmulator } from './startEmulator.js';
 export type { Emulator, EmulatorConfig, EmulatorRequest } from './startEmulator.js';

@@ -173,7 +173,7 @@ const SETTERS: Record<string, Setter> = {
  *
  * | item | effect |
  * |---|---|
- * | `status=429` | that status with the dialect's error body, before any stream byte (the provider's own body where PROVIDERS.md documents the status, else a neutral one: the status text and a type derived from it, e.g. `service_unavailable_error`) |
+ * | `status=429` | that status with the dialect's error body, before any stream byte (the provider's own body where docs/PROVIDERS.md documents the status, else a neutral one: the status text and a type derived from it, e.g. `service_unavailable_error`) |
  * | `overloaded` | the dialect's overload error: DeepSeek and openai 503; Moonshot 429 with `engine_overloaded_error` |
  * | `retry-after=2` / `retry-after-ms=1500` | `Retry-After` / `retry-after-ms` headers (openai dialect); Moonshot writes "please try again after 2 seconds" in the message; DeepSeek ignores it |
  * | `error-type=engine_overloaded_error` / `error-message=…` | override the error body's fields |

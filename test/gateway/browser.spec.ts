@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
@@ -7,9 +7,8 @@ import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
 import { waitFor } from '../helpers/streamSources';
 import { expectJsonAnswer } from '../helpers/wireAssertions';
-
-/** Debian's chromium (`.ci/run` installs it with apt-get when missing). */
-const CHROMIUM = '/usr/bin/chromium';
+import { CHROMIUM } from '../setup/CHROMIUM';
+import { requireTool } from '../setup/requireTool';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /** The spec's client-side snippet, verbatim. */
@@ -38,14 +37,15 @@ describe('the demo page in a real browser (chromium via playwright-core)', () =>
   let profile: string;
 
   beforeAll(async () => {
-    expect(existsSync(CHROMIUM)).toBe(true);
+    // Found (CHROME_PATH, PATH, the usual places) or installed by the global setup; else one line: what to install.
+    const executablePath = requireTool(CHROMIUM);
     emulator = await startEmulator({ dialect: 'deepseek', seed: 11 });
     gateway = await startGateway(
       { port: 0, host: '127.0.0.1', provider: 'openai-compatible', baseUrl: emulator.url, gatewayKeys: [], heartbeatMs: 15_000 },
       { log: () => undefined, client: { model: 'deepseek-chat', retry: 0 } },
     );
     profile = mkdtempSync(join(tmpdir(), 'chatflux-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 960, height: 720 } });
+    context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: ARGS, viewport: { width: 960, height: 720 } });
     page = context.pages()[0] ?? (await context.newPage());
   }, 60_000);
 

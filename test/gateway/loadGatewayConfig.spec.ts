@@ -37,6 +37,12 @@ describe('loadGatewayConfig', () => {
     });
   });
 
+  it('reads the shutdown grace and the built-in emulator’s pace, leaving them unset (defaults) when absent', () => {
+    expect(loadGatewayConfig({ CHATFLUX_SHUTDOWN_GRACE_MS: '25000', CHATFLUX_EMULATOR_PACE_MS: '0' })).toMatchObject({ shutdownGraceMs: 25_000, emulatorPaceMs: 0 });
+    expect(loadGatewayConfig({})).not.toHaveProperty('shutdownGraceMs');
+    expect(loadGatewayConfig({})).not.toHaveProperty('emulatorPaceMs');
+  });
+
   it('reads the limits: upstream pool, connection wait, per-client concurrency, answer cap, deadlines', () => {
     const config = loadGatewayConfig({
       CHATFLUX_HEADERS_TIMEOUT_MS: '30000',
@@ -110,9 +116,29 @@ describe('loadGatewayConfig', () => {
     [{ CHATFLUX_BASE_URL: 'ftp://x' }, /CHATFLUX_BASE_URL/],
     [{ CHATFLUX_MAX_RETRIES: '-1' }, /CHATFLUX_MAX_RETRIES/],
     [{ CHATFLUX_IDLE_TIMEOUT_MS: '1.5' }, /CHATFLUX_IDLE_TIMEOUT_MS/],
+    [{ CHATFLUX_SHUTDOWN_GRACE_MS: '10s' }, /CHATFLUX_SHUTDOWN_GRACE_MS/],
+    [{ CHATFLUX_EMULATOR_PACE_MS: '20000' }, /CHATFLUX_EMULATOR_PACE_MS/],
   ])('refuses %j with a ConfigError naming the variable', (env, message) => {
     expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
     expect(() => loadGatewayConfig(env)).toThrow(message);
+  });
+
+  it('is described with the values in force: a default is printed as its value, marked (default)', () => {
+    const lines = describeGatewayConfig(loadGatewayConfig({}));
+    expect(lines.join('\n')).not.toContain('(default) ms');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'max retries:  2 (default)',
+        'timeouts:     first chunk 600000 ms (default), idle 60000 ms (default)',
+        'shutdown:     grace 10000 ms (default)',
+        'emulator:     30 ms (default) between events',
+      ]),
+    );
+    const set = describeGatewayConfig(
+      loadGatewayConfig({ CHATFLUX_PROVIDER: 'deepseek', CHATFLUX_MAX_RETRIES: '0', CHATFLUX_FIRST_CHUNK_TIMEOUT_MS: '5000', CHATFLUX_SHUTDOWN_GRACE_MS: '3000' }),
+    );
+    expect(set).toEqual(expect.arrayContaining(['max retries:  0', 'timeouts:     first chunk 5000 ms, idle 60000 ms (default)', 'shutdown:     grace 3000 ms']));
+    expect(set.some((line) => line.startsWith('emulator:'))).toBe(false);
   });
 
   it('is described without secrets, warning when the gateway is open', () => {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { ConfigError } from '../../src/core/errors';
 import { join } from 'node:path';
 import type { ChatRequestLog } from '../../src/express/chatRouter';
 import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
@@ -68,6 +69,46 @@ describe('startGateway with the built-in emulator (the npm start default)', () =
       ['/chat/sse', 200],
       ['/chat/sse', 200],
     ]);
+  });
+});
+
+describe('startGateway: the built-in emulator streams at a provider’s pace', () => {
+  it('spreads an answer over time by default (30 ms between events), and CHATFLUX_EMULATOR_PACE_MS sets it', async () => {
+    const paced = await startGateway({ ...loadGatewayConfig({}), port: 0 }, { log: () => undefined });
+    const instant = await startGateway({ ...loadGatewayConfig({ CHATFLUX_EMULATOR_PACE_MS: '0' }), port: 0 }, { log: () => undefined });
+    try {
+      const spread = async (url: string): Promise<{ chunks: number; ms: number }> => {
+        const res = await rawRequest(`${url}/chat/stream`, { body: HELLO });
+        const chunks = expectNdjsonAnswer(res).length;
+        return { chunks, ms: (res.pieces.at(-1)?.at ?? 0) - (res.pieces[0]?.at ?? 0) };
+      };
+      const slow = await spread(paced.url);
+      // At least half the pace per event (a lower bound holds on a loaded machine; the answer has ~20 chunks).
+      expect(slow.chunks).toBeGreaterThan(10);
+      expect(slow.ms).toBeGreaterThanOrEqual((slow.chunks - 2) * 15);
+      const fast = await spread(instant.url);
+      expect(fast.chunks).toBe(slow.chunks);
+      expect(fast.ms).toBeLessThan(slow.ms);
+    } finally {
+      await paced.close(0);
+      await instant.close(0);
+    }
+  });
+});
+
+describe('startGateway on a port in use', () => {
+  it('rejects with a ConfigError naming the port and PORT, and leaves nothing running', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const failed = await startGateway({ ...loadGatewayConfig({}), port }, { log: () => undefined }).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(ConfigError);
+      expect((failed as ConfigError).message).toBe(`port ${port} on 127.0.0.1 is already in use (EADDRINUSE): stop the other server, or set PORT to a free port`);
+      expect(((failed as ConfigError).cause as NodeJS.ErrnoException).code).toBe('EADDRINUSE');
+    } finally {
+      busy.close();
+    }
   });
 });
 

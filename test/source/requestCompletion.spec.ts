@@ -4,6 +4,7 @@ import { inspect } from 'node:util';
 import { lastValueFrom, take, toArray } from 'rxjs';
 import { Agent } from 'undici';
 import {
+  ConfigError,
   isAbortedError,
   isNetworkError,
   isStreamProtocolError,
@@ -81,6 +82,14 @@ describe('requestCompletion', () => {
     expect(seen.headers?.['content-type']).toBe('application/json');
     expect(seen.headers?.['x-extra']).toBe('yes');
     expect(seen.body).toEqual({ ...REQUEST, stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('refuses a config without an http(s) baseUrl at the call, with a ConfigError saying how to call it', () => {
+    for (const config of [{}, { baseUrl: '' }, { baseUrl: 'api.deepseek.com' }, undefined, null]) {
+      const call = (): unknown => requestCompletion(REQUEST, config as unknown as RequestCompletionConfig);
+      expect(call).toThrow(ConfigError);
+      expect(call).toThrow(/^requestCompletion: .*baseUrl.*e\.g\. requestCompletion\(request, \{ baseUrl: 'https:\/\/api\.deepseek\.com', apiKey \}\)/);
+    }
   });
 
   it('is cold: each subscription sends its own request', async () => {

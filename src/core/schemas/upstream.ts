@@ -1,7 +1,7 @@
 /**
  * zod schemas of what OpenAI-compatible providers (Moonshot/Kimi, DeepSeek, …) accept and send.
  *
- * Lenient where providers differ (PROVIDERS.md): objects keep unknown fields (`z.looseObject`), and `null` and an
+ * Lenient where providers differ (docs/PROVIDERS.md): objects keep unknown fields (`z.looseObject`), and `null` and an
  * omitted field are both accepted (`.nullish()`). Types are inferred from the schemas.
  */
 import { z } from 'zod';

@@ -1,0 +1,20 @@
+/**
+ * The gateway's defaults for the settings whose variables are unset (see `loadGatewayConfig`): its own (the grace,
+ * the emulator's pace), and those of the client and the serving core that its banner prints.
+ */
+export const GATEWAY_DEFAULTS = Object.freeze({
+  /** `CHATFLUX_SHUTDOWN_GRACE_MS`: how long requests in flight may still run after SIGTERM/SIGINT. */
+  shutdownGraceMs: 10_000,
+  /**
+   * `CHATFLUX_EMULATOR_PACE_MS`: milliseconds between two events of the built-in emulator — about a provider's pace
+   * (30–40 tokens a second), so that the demo page streams as it would in front of a real provider. The emulator's
+   * own default (0, everything at once) stays what tests and `chatflux-emulator` get.
+   */
+  emulatorPaceMs: 30,
+  /** `CHATFLUX_UPSTREAM_CONNECTIONS`: createChatClient's own default `connections`, as the banner prints it. */
+  upstreamConnections: 128,
+  /** `CHATFLUX_CONNECTION_WAIT_MS`: createChatClient's own default `connectionWaitMs`, as the banner prints it. */
+  connectionWaitMs: 10_000,
+  /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: the serving core's own default `maxConcurrentPerClient`, as the banner prints it. */
+  maxConcurrentPerClient: 32,
+});

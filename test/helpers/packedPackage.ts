@@ -1,0 +1,129 @@
+/**
+ * The package as a user gets it: `npm pack` of this repository (its `prepare` builds dist/), installed with npm into
+ * temporary projects beside the peer dependencies of a given version (from the npm registry, or npm's cache).
+ *
+ * Packing and each project are made once per jest run, whichever test files and workers ask for them: the first
+ * asker makes it under a lock directory in the run's directory (test/setup/globalSetup.ts creates it and removes it
+ * at the end), the others wait for its result.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The repository. */
+export const ROOT = join(__dirname, '..', '..');
+
+/** The longest a pack or an install may take (a fresh machine downloads every package). */
+const MAKE_TIMEOUT_MS = 5 * 60_000;
+
+/** The environment of a child process as a user's shell would give it: no npm script variables, no NODE_OPTIONS. */
+export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!/^npm_/i.test(name) && name !== 'NODE_OPTIONS') env[name] = value;
+  return { ...env, ...extra };
+}
+
+let fallbackDir: string | undefined;
+/** The directory of this jest run (shared by its workers), or one of this process when run without the global setup. */
+export function runDir(): string {
+  const shared = process.env['CHATFLUX_TEST_RUN_DIR'];
+  if (shared !== undefined) return shared;
+  return (fallbackDir ??= mkdtempSync(join(tmpdir(), 'chatflux-test-run-')));
+}
+
+const made = new Map<string, Promise<unknown>>();
+
+/** Makes `key` once per run across every worker: the first caller runs `make`, the others read its result. */
+function once<T>(key: string, make: () => Promise<T>): Promise<T> {
+  const known = made.get(key);
+  if (known !== undefined) return known as Promise<T>;
+  const result = join(runDir(), `${key}.result.json`);
+  const promise = (async (): Promise<T> => {
+    let mine = true;
+    try {
+      mkdirSync(join(runDir(), `${key}.lock`));
+    } catch {
+      mine = false;
+    }
+    if (mine) {
+      const outcome = await make().then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+      );
+      writeFileSync(result, JSON.stringify(outcome));
+    } else {
+      const deadline = Date.now() + MAKE_TIMEOUT_MS + 60_000;
+      while (!existsSync(result)) {
+        if (Date.now() > deadline) throw new Error(`${key}: another test worker started making it and never finished`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+    const outcome = JSON.parse(readFileSync(result, 'utf8')) as { value?: T; error?: string };
+    if (outcome.error !== undefined) throw new Error(`${key} failed: ${outcome.error}`);
+    return outcome.value as T;
+  })();
+  made.set(key, promise);
+  return promise;
+}
+
+/** The result of `npm pack`. */
+export interface PackedTarball {
+  /** Absolute path of the .tgz. */
+  tarball: string;
+  /** The paths of the files it contains. */
+  files: string[];
+  /** The package name and version it says. */
+  name: string;
+  version: string;
+}
+
+/** Why a child process failed, with the end of its output. */
+const failure = (what: string, error: { stdout?: string; stderr?: string; message?: string }): Error =>
+  new Error(`${what} failed: ${(error.stderr || error.stdout || error.message || '').trim().split('\n').slice(-15).join('\n')}`);
+
+/** `npm pack` of the repository, as `npm publish` would make it (its `prepare` script builds dist/), once per run. */
+export function packedTarball(): Promise<PackedTarball> {
+  return once('pack', async () => {
+    const destination = join(runDir(), 'pack');
+    mkdirSync(destination, { recursive: true });
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], {
+      cwd: ROOT,
+      env: userEnv(),
+      timeout: MAKE_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw failure('npm pack', error);
+    });
+    const [result] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; name: string; version: string; files: Array<{ path: string }> }>;
+    if (result === undefined) throw new Error(`npm pack printed no result: ${stdout}`);
+    return { tarball: join(destination, result.filename), files: result.files.map((file) => file.path).sort(), name: result.name, version: result.version };
+  });
+}
+
+/**
+ * A temporary project with the packed chatflux and `dependencies` (npm specs: `express@4`, `@types/node@20`)
+ * installed by npm, once per run under `name` (a name always comes with the same dependencies: FRAMEWORK_PROJECTS).
+ *
+ * @returns The project's directory.
+ */
+export function installedProject(name: string, dependencies: readonly string[]): Promise<string> {
+  return once(`project-${name}`, async () => {
+    const { tarball } = await packedTarball();
+    const dir = join(runDir(), 'projects', name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `chatflux-test-${name}`, version: '1.0.0', private: true }, null, 2)}\n`);
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, ...dependencies], {
+      cwd: dir,
+      env: userEnv(),
+      timeout: MAKE_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw failure(`npm install ${dependencies.join(' ')}`, error);
+    });
+    return dir;
+  });
+}
