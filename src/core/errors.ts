@@ -39,6 +39,8 @@ export type ChatfluxErrorCode =
   | 'unauthorized'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'request_timeout'
+  | 'forbidden'
   // a programmer's misuse of the API
   | 'invalid_config';
 
@@ -261,7 +263,7 @@ export class RequestError extends ChatfluxError {
   readonly issues: readonly string[];
 
   constructor(
-    code: 'invalid_request' | 'unauthorized' | 'payload_too_large' | 'unsupported_media_type',
+    code: 'invalid_request' | 'unauthorized' | 'payload_too_large' | 'unsupported_media_type' | 'request_timeout' | 'forbidden',
     message: string,
     options: ChatfluxErrorOptions & { issues?: readonly string[] } = {},
   ) {

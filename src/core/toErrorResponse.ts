@@ -68,6 +68,8 @@ const respond = (
  * | RequestError `unauthorized`                   | 401    | `authentication_error`  | `unauthorized`                                      |
  * | RequestError `payload_too_large`              | 413    | `invalid_request_error` | `payload_too_large`                                 |
  * | RequestError `unsupported_media_type`         | 415    | `invalid_request_error` | `unsupported_media_type`                            |
+ * | RequestError `request_timeout`                | 408    | `invalid_request_error` | `request_timeout`                                   |
+ * | RequestError `forbidden`                      | 403    | `permission_error`      | `forbidden`                                         |
  * | UpstreamHttpError with a quota type or code   | 502    | `upstream_error`        | `exceeded_current_quota_error` / `insufficient_quota` |
  * | UpstreamHttpError 429                         | 429    | `rate_limit_error`      | upstream code, else type, else `upstream_http`      |
  * | UpstreamHttpError 401 / 403 (our key refused) | 502    | `upstream_error`        | `upstream_auth_failed`                              |
@@ -124,6 +126,10 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
         return respond(413, 'invalid_request_error', error.code, error.message, secrets);
       case 'unsupported_media_type':
         return respond(415, 'invalid_request_error', error.code, error.message, secrets);
+      case 'request_timeout':
+        return respond(408, 'invalid_request_error', error.code, error.message, secrets);
+      case 'forbidden':
+        return respond(403, 'permission_error', error.code, error.message, secrets);
       default:
         return respond(400, 'invalid_request_error', 'invalid_request', error.message, secrets);
     }

@@ -1,7 +1,8 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../client/createChatClient.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createChatEndpoints, type ChatEndpointsConfig } from '../node/createChatEndpoints.js';
+import { toRequestError } from '../node/toRequestError.js';
 
 export type { ChatEndpoint, ChatRequestLog } from '../node/ChatRequestLog.js';
 
@@ -12,6 +13,18 @@ export type { ChatEndpoint, ChatRequestLog } from '../node/ChatRequestLog.js';
 export interface ChatRouterConfig extends Omit<ChatEndpointsConfig, 'client' | 'shutdown'> {
   /** The client to serve from, or its config (a client is then created, and closed by nobody: prefer a client). */
   client: ChatClient | ChatClientConfig;
+}
+
+/** The router {@link chatRouter} returns: an Express `Router`, and the error middleware for an app-level body parser. */
+export interface ChatRouter extends Router {
+  /**
+   * Error middleware answering a body that a parser of the app refused before the router ran (a global
+   * `app.use(express.json())`: malformed JSON, a body over its limit, an unsupported charset or encoding): on a chat
+   * endpoint, the router answers it — key first (401), then the media type (415), then the parser's refusal as the
+   * router's 400/413/415 — in the endpoint's error format; any other error or path goes on to the app's handlers.
+   * Mount it right after the router, at the same path: `app.use(chat, chat.errorHandler)`.
+   */
+  readonly errorHandler: ErrorRequestHandler;
 }
 
 const isClient = (value: ChatClient | ChatClientConfig): value is ChatClient => typeof (value as Partial<ChatClient>).sse === 'function';
@@ -32,6 +45,9 @@ const WIRES: readonly ChatWireFormat[] = ['json', 'ndjson', 'sse'];
  * 4. `log` receives one entry per request: endpoint, status, time to first chunk, duration, usage.
  * 5. One client (its key, else its address) may have `maxConcurrentPerClient` requests running (default 32); more get
  *    429 `concurrency_limit` with `Retry-After` at once, in the endpoint's error format.
+ * 6. After an app-level `express.json()`, the router reads the body it parsed (held to `bodyLimit` by its
+ *    `Content-Length`); that parser's refusals reach Express's error handlers, not the router: mount the router's
+ *    `errorHandler` beside it (`app.use(chat, chat.errorHandler)`) to answer them in the endpoint's format.
  *
  * ## Example
  * ```ts
@@ -41,14 +57,24 @@ const WIRES: readonly ChatWireFormat[] = ['json', 'ndjson', 'sse'];
  * ```
  *
  * @param config - The client and the router's options.
- * @returns The router; mount it with `app.use(router)` or under a prefix.
+ * @returns The router; mount it with `app.use(router)` or under a prefix (with `router.errorHandler` after an app-level body parser).
  */
-export function chatRouter(config: ChatRouterConfig): Router {
+export function chatRouter(config: ChatRouterConfig): ChatRouter {
   const endpoints = createChatEndpoints({ ...config, client: isClient(config.client) ? config.client : createChatClient(config.client) });
   const router = express.Router();
   for (const wire of WIRES) {
     router.post(CHAT_WIRES[wire].endpoint, (req: Request, res: Response) => void endpoints.post(wire, req, res));
   }
   router.get(CHAT_WIRES.sse.endpoint, (req: Request, res: Response) => void endpoints.query(req, res, req.query['q']));
-  return router;
+  const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
+    const wire = req.method === 'POST' ? WIRES.find((candidate) => pathMatches(req.path, CHAT_WIRES[candidate].endpoint)) : undefined;
+    if (wire === undefined || res.headersSent || toRequestError(error, 0) === undefined) return next(error);
+    void endpoints.post(wire, req, res, { error });
+  };
+  return Object.assign(router, { errorHandler });
+}
+
+/** Whether `path` is `endpoint` as the router matches it (case-insensitive, an optional trailing slash). */
+function pathMatches(path: string, endpoint: string): boolean {
+  return path.replace(/\/$/, '').toLowerCase() === endpoint;
 }

@@ -48,6 +48,18 @@ export interface GatewayConfig {
   upstreamConnections?: number;
   /** `CHATFLUX_CONNECTION_WAIT_MS`: the longest wait for a free upstream connection, then 503 `upstream_busy` (default 10000). */
   connectionWaitMs?: number;
+  /**
+   * `CHATFLUX_EMULATOR_SCENARIOS=true`: the built-in emulator takes fault scenarios from the requests (a `#…` suffix
+   * of the model name, `x-emulator-scenario`); default false: any client could otherwise drive its faults.
+   */
+  emulatorScenarios?: boolean;
+  /**
+   * `CHATFLUX_CORS_ORIGINS`, comma-separated origins (`https://app.example.com`) whose pages may call the gateway
+   * from a browser (CORS, `GET /chat/sse` from their `EventSource`); default none: no cross-origin access.
+   */
+  corsOrigins?: string[];
+  /** `CHATFLUX_BODY_TIMEOUT_MS`: the longest wait for a whole request body, then 408 `request_timeout` (default 30000; `0`: none). */
+  bodyTimeoutMs?: number;
   /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
   maxConcurrentPerClient?: number;
   /**
@@ -124,6 +136,12 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
       .filter((key) => key !== ''),
     heartbeatMs: integer(env, 'CHATFLUX_HEARTBEAT_MS', 0, 3_600_000) ?? 15_000,
   };
+  const corsOrigins = list(env, 'CHATFLUX_CORS_ORIGINS');
+  if (corsOrigins !== undefined) config.corsOrigins = corsOrigins;
+  const notOrigin = corsOrigins?.find((origin) => !/^https?:\/\/[^/\s]+$/.test(origin));
+  if (notOrigin !== undefined) {
+    throw new ConfigError(`CHATFLUX_CORS_ORIGINS takes origins such as https://app.example.com (scheme and host, no path), got ${JSON.stringify(notOrigin)}.`);
+  }
   const model = text(env, 'CHATFLUX_MODEL');
   const maxRetries = integer(env, 'CHATFLUX_MAX_RETRIES', 0, 10);
   const firstChunkTimeoutMs = integer(env, 'CHATFLUX_FIRST_CHUNK_TIMEOUT_MS', 1, 86_400_000);
@@ -143,6 +161,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     requestPolicy.stripFields = stripFields;
   }
   if (Object.keys(requestPolicy).length > 0) config.requestPolicy = requestPolicy;
+  const emulatorScenarios = flag(env, 'CHATFLUX_EMULATOR_SCENARIOS');
+  if (emulatorScenarios !== undefined) config.emulatorScenarios = emulatorScenarios;
   const requireDone = flag(env, 'CHATFLUX_REQUIRE_DONE');
   if (requireDone !== undefined) config.requireDone = requireDone;
   if (baseUrl !== undefined) config.baseUrl = baseUrl;
@@ -158,6 +178,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     upstreamConnections: integer(env, 'CHATFLUX_UPSTREAM_CONNECTIONS', 1, 65_536),
     connectionWaitMs: integer(env, 'CHATFLUX_CONNECTION_WAIT_MS', 0, 86_400_000),
     maxConcurrentPerClient: integer(env, 'CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 0, 1_000_000),
+    bodyTimeoutMs: integer(env, 'CHATFLUX_BODY_TIMEOUT_MS', 0, 3_600_000),
     shutdownGraceMs: integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000),
     emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
   };

@@ -14,6 +14,8 @@ import { startEmulator } from '../testing/startEmulator.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { listen } from './listen.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
+import { crossOriginPolicy } from './crossOriginPolicy.js';
+import { pageSecurityHeaders } from './pageSecurityHeaders.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -61,10 +63,17 @@ const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'ss
  *   is left running then.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers).
+  // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers), and
+  // takes fault scenarios from the requests only when the configuration asks for it.
   const emulator =
     config.provider === 'emulator'
-      ? await startEmulator({ dialect: 'deepseek', seed: 1, requestLog: false, paceMs: config.emulatorPaceMs ?? GATEWAY_DEFAULTS.emulatorPaceMs })
+      ? await startEmulator({
+          dialect: 'deepseek',
+          seed: 1,
+          requestLog: false,
+          paceMs: config.emulatorPaceMs ?? GATEWAY_DEFAULTS.emulatorPaceMs,
+          requestScenarios: config.emulatorScenarios === true,
+        })
       : undefined;
   const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
   if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
@@ -92,8 +101,10 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     void shutdown.track(new Promise<void>((resolve) => res.once('close', () => resolve())));
     next();
   });
+  app.use(crossOriginPolicy(config.corsOrigins ?? []));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', provider: config.provider }));
-  app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').send(page));
+  const pageHeaders = pageSecurityHeaders(page);
+  app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').set(pageHeaders).send(page));
   app.use(
     chatRouter({
       client,
@@ -101,6 +112,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       apiKeys: config.gatewayKeys,
       heartbeatMs: config.heartbeatMs,
       ...(config.maxConcurrentPerClient === undefined ? {} : { maxConcurrentPerClient: config.maxConcurrentPerClient }),
+      ...(config.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: config.bodyTimeoutMs }),
       demoRequest: DEMO_REQUEST,
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,

@@ -43,6 +43,8 @@ export interface ChatfluxModuleConfig {
   apiKeys?: readonly string[];
   /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
   bodyLimit?: number | string;
+  /** The built-in controller: the longest wait for a whole request body, in ms; slower: 408 `request_timeout` (default 30000; `0`: none). */
+  bodyTimeoutMs?: number;
   /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
   heartbeatMs?: number;
   /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */

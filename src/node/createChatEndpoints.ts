@@ -16,7 +16,9 @@ import { toErrorResponse } from '../core/toErrorResponse.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import type { ChatRequestLog } from './ChatRequestLog.js';
+import { capLogEntry } from './capLogEntry.js';
 import { clientKeyOf } from './clientKeyOf.js';
+import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
 import { authorizeBearer } from './authorizeBearer.js';
@@ -37,6 +39,11 @@ export interface ChatEndpointsConfig {
   /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
   bodyLimit?: number | string;
   /**
+   * The longest wait for a whole request body, in ms; a slower body gets 408 `request_timeout` and its connection is
+   * closed. Default 30000; `0`: none (Node's `requestTimeout`, 300 s, still applies).
+   */
+  bodyTimeoutMs?: number;
+  /**
    * The most requests one client may have running at once (from the moment its key is accepted until its response
    * ends); past it, 429 `concurrency_limit` with `Retry-After`. A client is its Bearer key when `apiKeys` are
    * configured, else its remote address (see `clientKey`). Default 32; `0`: no limit.
@@ -54,6 +61,8 @@ export interface ChatEndpointsConfig {
   demoRequest?: ChatRequest;
   /** Receives one entry per request. */
   log?: (entry: ChatRequestLog) => void;
+  /** The longest string field of a log entry (model, error message, …), in characters; longer is cut. Default 1024. */
+  maxLogFieldChars?: number;
   /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */
   secrets?: readonly string[];
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
@@ -89,7 +98,8 @@ export interface ChatEndpoints {
   post(wire: ChatWireFormat, req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
   /**
    * Serves `GET /chat/sse?q=<url-encoded JSON request>` (for `EventSource`): key (401), `q` once (400), at most
-   * `queryLimit` characters (413), JSON (400), schema (400); without `q` the `demoRequest`, else 400.
+   * `queryLimit` characters (413), JSON (400), schema (400); without `q` the `demoRequest`, else 400. A `HEAD`
+   * request gets the same checks, status and headers, and no body: the upstream is not called.
    *
    * @param req - The node request.
    * @param res - The node response, untouched so far.
@@ -138,6 +148,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const { client, shutdown, log } = config;
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const bodyLimit = config.bodyLimit ?? '1mb';
+  const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
+  const maxLogFieldChars = config.maxLogFieldChars ?? 1024;
   const queryLimit = config.queryLimit ?? 8192;
   const secrets = [...keys, ...(config.secrets ?? [])];
   const parseConfig = {
@@ -183,13 +195,18 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         const request = await read();
         if (subscriber.closed) return;
         model = request.model ?? client.model;
+        if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
         call(client, request, { demand }).subscribe(subscriber);
       };
-      answer().catch((error: unknown) => subscriber.error(error));
+      answer().catch((error: unknown) => {
+        if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close'); // refused before its body was read
+        subscriber.error(error);
+      });
     });
     const onValue = log === undefined ? undefined : (value: unknown) => void (usage = usageOf(value) ?? usage);
     const written = send(res, source, { ...writeConfig, demand, ...(onValue === undefined ? {} : { onValue }) });
+    void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
       void written.then((outcome) => {
         const entry: ChatRequestLog = {
@@ -208,7 +225,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
           const { body } = toErrorResponse(outcome.error, { secrets });
           entry.error = { code: body.code, message: body.message };
         }
-        log(entry);
+        log(capLogEntry(entry, maxLogFieldChars));
       });
     }
     return shutdown === undefined ? written : shutdown.track(written);
@@ -222,7 +239,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         assertJsonContentType(req.headers['content-type'], typeIs.hasBody(req));
         let body: unknown;
         try {
-          body = await readJsonBody(req, res, bodyLimit, platform);
+          body = await readJsonBody(req, res, bodyLimit, platform, bodyTimeoutMs);
         } catch (error) {
           throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
         }

@@ -27,21 +27,24 @@ export type PlatformBody = { value: unknown } | { error: unknown };
  * 3. In both cases a `Content-Length` over `limit` is still refused (413), so the endpoint's own limit holds whatever
  *    parser ran first. (That parser's limit may be the smaller one: its refusal then names it.)
  * 4. Otherwise body-parser's JSON parser (the one inside `express.json()`) reads it: gzip/deflate/br inflated, UTF-8
- *    (and UTF-16/32) only, objects and arrays only, an empty body as `{}`.
+ *    (and UTF-16/32) only, objects and arrays only, an empty body as `{}`. A `Content-Length` over `limit` is refused
+ *    before anything is read; a body not complete within `timeoutMs` is refused (`type: 'request.timeout'`, 408).
  *
  * @param req - The node request (`req.body` is set by body-parser, as Express and Nest's pipes expect).
  * @param res - The response (body-parser's middleware signature; nothing is written to it).
  * @param limit - Bytes, or a string such as `'1mb'` (read with `bytes`, as body-parser reads it).
  * @param platform - The platform parser's result, when one ran and the stream is not the place to find the body.
+ * @param timeoutMs - The longest wait for the whole body, in ms (`0`: none). Default 30000.
  * @returns The parsed body.
- * @throws body-parser's errors (`type: 'entity.too.large'`, `'entity.parse.failed'`, `'charset.unsupported'`, …),
- *   which `toRequestError` words as the endpoint's 413, 400 or 415.
+ * @throws body-parser's errors (`type: 'entity.too.large'`, `'entity.parse.failed'`, `'charset.unsupported'`, …)
+ *   and `'request.timeout'`, which `toRequestError` words as the endpoint's 413, 400, 415 or 408.
  */
 export async function readJsonBody(
   req: IncomingMessage & { body?: unknown },
   res: ServerResponse,
   limit: number | string,
   platform?: PlatformBody,
+  timeoutMs = 30_000,
 ): Promise<unknown> {
   if (platform !== undefined && 'error' in platform) throw platform.error;
   const consumed = req.complete && !req.readable; // as body-parser's own "already parsed" test (on-finished)
@@ -53,9 +56,23 @@ export async function readJsonBody(
     }
     return platform === undefined ? req.body : platform.value;
   }
+  const max = bytes.parse(limit);
+  const length = Number(req.headers['content-length']);
+  if (max !== null && length > max) {
+    // At once, as body-parser's own error: it would read (dump) the whole body before refusing it.
+    throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit: max, length });
+  }
   const parse = parserFor(limit);
-  await new Promise<void>((resolve, reject) =>
-    parse(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(error))),
-  );
+  await new Promise<void>((resolve, reject) => {
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => reject(Object.assign(new Error(`request body not received within ${timeoutMs} ms`), { type: 'request.timeout', status: 408, timeoutMs })), timeoutMs)
+        : undefined;
+    parse(req, res, (error?: unknown) => {
+      clearTimeout(timer);
+      if (error === undefined) resolve();
+      else reject(error);
+    });
+  });
   return req.body;
 }

@@ -28,6 +28,12 @@ export interface EmulatorConfig {
   apiKey?: string;
   /** Default scenario of every request (grammar of `parseScenario`), overridden item by item per request. */
   scenario?: string | EmulatorScenario;
+  /**
+   * Whether a request may ask for faults itself (the `x-emulator-scenario` and `x-emulator-tokens` headers, a
+   * `#scenario` suffix of the model name). Default `true`; `false`: every request gets the default scenario — what
+   * an emulator behind a server that passes its clients' requests through (the gateway) should do.
+   */
+  requestScenarios?: boolean;
   /** Default milliseconds between two streamed events (default 0). */
   paceMs?: number;
   /**
@@ -190,9 +196,10 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     log.sized(record, raw.length);
     notify(record);
     const model = (record.body as { model?: unknown } | undefined)?.model;
-    const suffix = typeof model === 'string' && model.includes('#') ? model.slice(model.indexOf('#') + 1) : '';
-    const header = req.headers['x-emulator-scenario'];
-    const tokens = req.headers['x-emulator-tokens'];
+    const asked = config.requestScenarios !== false;
+    const suffix = asked && typeof model === 'string' && model.includes('#') ? model.slice(model.indexOf('#') + 1) : '';
+    const header = asked ? req.headers['x-emulator-scenario'] : undefined;
+    const tokens = asked ? req.headers['x-emulator-tokens'] : undefined;
     let scenario: EmulatorScenario;
     try {
       scenario = {

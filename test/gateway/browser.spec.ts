@@ -126,6 +126,22 @@ describe('the demo page in a real browser (chromium via playwright-core)', () =>
     expect(await text('status')).toBe('failed (HTTP 502)');
   });
 
+  it('shows its final state right after an in-band error: failed, never "done"', async () => {
+    emulator.setScenario('pace=20;error-event-at=3');
+    const statuses: string[] = [];
+    await page.exposeFunction('recordStatus', (status: string) => statuses.push(status));
+    await page.evaluate(() => {
+      const status = document.getElementById('status') as HTMLElement;
+      new MutationObserver(() => void (window as unknown as { recordStatus(s: string): void }).recordStatus(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    await page.click('#send');
+    await page.waitForSelector('#error', { state: 'visible' });
+    expect(await text('status')).toMatch(/^failed \(.+\)$/); // at once, with the error on screen
+    await page.waitForFunction(() => (document.getElementById('send') as HTMLButtonElement).disabled === false);
+    expect(await text('status')).toMatch(/^failed \(.+\)$/);
+    expect(statuses).not.toContain('done');
+  });
+
   it("runs the spec's EventSource snippet verbatim: chunks, [DONE], and an event: error", async () => {
     const messages: ConsoleMessage[] = [];
     page.on('console', (message) => messages.push(message));

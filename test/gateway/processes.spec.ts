@@ -58,7 +58,7 @@ interface Started {
 
 /** Spawns `command` as a user's shell would (no npm variables), and resolves once the gateway says where it listens. */
 async function start(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<Started> {
-  const child = spawn(command, args, { cwd, env: userEnv({ PORT: '0', HOST: '127.0.0.1', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd, env: userEnv({ PORT: '0', HOST: '127.0.0.1', CHATFLUX_EMULATOR_SCENARIOS: 'true', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   child.stdout?.resume();

@@ -13,7 +13,7 @@ export interface RawResponse {
 export interface RawRequestOptions {
   method?: string;
   headers?: Record<string, string>;
-  /** A string is sent as is; anything else as JSON (with `Content-Type: application/json` unless given). */
+  /** A string or a Buffer is sent as is; anything else as JSON (with `Content-Type: application/json` unless given). */
   body?: unknown;
   /** Called with each body piece; return `'abort'` to destroy the connection there (a client disconnect). */
   onPiece?: (text: string, soFar: string) => void | 'abort';
@@ -28,9 +28,9 @@ export interface RawRequestOptions {
 export function rawRequest(url: string, options: RawRequestOptions = {}): Promise<RawResponse> {
   const { method = options.body === undefined ? 'GET' : 'POST', signal } = options;
   const headers: Record<string, string> = { ...options.headers };
-  let payload: string | undefined;
+  let payload: string | Buffer | undefined;
   if (options.body !== undefined) {
-    payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    payload = typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
   }
   const started = performance.now();

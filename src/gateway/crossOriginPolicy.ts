@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import { throwError } from 'rxjs';
+import { RequestError } from '../core/errors.js';
+import { CHAT_WIRES } from '../node/CHAT_WIRES.js';
+
+/**
+ * The gateway's cross-origin policy, as middleware: CORS for the origins of `allowed` only (`cors`: preflights
+ * answered, `Authorization` and `Content-Type` allowed; no `Access-Control-Allow-Origin` for anyone else, so a page of
+ * another site cannot read an answer), and `GET /chat/sse` refused (403 `forbidden`, in SSE) when a browser says it
+ * comes from another site (`Sec-Fetch-Site: cross-site` or `same-site`) whose origin is not allowed: an `<img>`, a
+ * link or an `EventSource` on some other page cannot make an open gateway spend tokens. Clients that are not
+ * browsers send no `Sec-Fetch-Site` and are served as before.
+ *
+ * @param allowed - Origins allowed (`CHATFLUX_CORS_ORIGINS`); empty: no cross-origin access.
+ * @returns The middleware, to mount before the chat router.
+ */
+export function crossOriginPolicy(allowed: readonly string[]): RequestHandler[] {
+  const allows = (origin: string | undefined): boolean => origin !== undefined && allowed.includes(origin);
+  const corsHandler = cors({
+    origin: (origin, callback) => callback(null, allows(origin)),
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type'],
+    maxAge: 600,
+  });
+  const guard: RequestHandler = (req, res, next) => {
+    const site = req.headers['sec-fetch-site'];
+    const crossSite = site === 'cross-site' || site === 'same-site';
+    if ((req.method === 'GET' || req.method === 'HEAD') && /^\/chat\/sse\/?$/i.test(req.path) && crossSite && !allows(req.headers.origin)) {
+      refuse(req, res);
+      return;
+    }
+    next();
+  };
+  return [corsHandler, guard];
+}
+
+function refuse(_req: IncomingMessage, res: ServerResponse): void {
+  const error = new RequestError('forbidden', 'GET /chat/sse is not open to pages of other sites: add their origin to CHATFLUX_CORS_ORIGINS');
+  void CHAT_WIRES.sse.send(res, throwError(() => error), {});
+}

@@ -1,0 +1,76 @@
+/**
+ * The gateway's cross-origin policy: no cross-origin access by default (no CORS headers; preflights answered without
+ * them), `GET /chat/sse` refused to pages of other sites (it would spend tokens of an open gateway), and the origins
+ * of `CHATFLUX_CORS_ORIGINS` allowed both.
+ */
+import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
+import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
+import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { rawRequest } from '../helpers/rawRequest';
+import { expectErrorBeforeCommit } from '../helpers/wireAssertions';
+
+const ALLOWED = 'https://app.example.com';
+const EVIL = 'https://evil.example.net';
+
+let emulator: Emulator;
+let gateway: RunningGateway;
+beforeAll(async () => {
+  emulator = await startEmulator({ dialect: 'deepseek', seed: 6 });
+  const config = loadGatewayConfig({ PORT: '0', CHATFLUX_BASE_URL: emulator.url, CHATFLUX_MODEL: 'deepseek-chat', CHATFLUX_CORS_ORIGINS: ALLOWED });
+  gateway = await startGateway(config, { log: () => undefined });
+});
+afterAll(async () => {
+  await gateway.close(0);
+  await emulator.close();
+});
+
+describe('cross-origin policy', () => {
+  it('a GET /chat/sse from another site is a 403 in SSE, and nothing goes upstream', async () => {
+    const before = emulator.requests.length;
+    const res = await rawRequest(`${gateway.url}/chat/sse`, { headers: { 'Sec-Fetch-Site': 'cross-site', Origin: EVIL } });
+    expectErrorBeforeCommit(res, '/chat/sse', 403, 'forbidden');
+    const noOrigin = await rawRequest(`${gateway.url}/chat/sse`, { headers: { 'Sec-Fetch-Site': 'cross-site' } }); // an <img>, a link
+    expectErrorBeforeCommit(noOrigin, '/chat/sse', 403, 'forbidden');
+    expect(emulator.requests.length).toBe(before);
+  });
+
+  it('same-origin pages, clients that are not browsers, and allowed origins are served', async () => {
+    const cases: Array<Record<string, string>> = [{ 'Sec-Fetch-Site': 'same-origin' }, {}, { 'Sec-Fetch-Site': 'cross-site', Origin: ALLOWED }];
+    for (const headers of cases) {
+      const res = await rawRequest(`${gateway.url}/chat/sse`, { headers });
+      expect(res.status).toBe(200);
+      expect(res.body).toContain('data: [DONE]');
+    }
+  });
+
+  it('CORS: an allowed origin gets its headers and its preflight; another gets neither', async () => {
+    const preflight = (origin: string) =>
+      rawRequest(`${gateway.url}/chat/sse`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' },
+      });
+    const ok = await preflight(ALLOWED);
+    expect(ok.status).toBe(204);
+    expect(ok.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(String(ok.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+    const refused = await preflight(EVIL);
+    expect(refused.status).toBeLessThan(300); // answered (Express's own OPTIONS answer), without CORS headers
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+    const post = await rawRequest(`${gateway.url}/chat/json`, { body: { messages: [{ role: 'user', content: 'hi' }] }, headers: { Origin: EVIL } });
+    expect(post.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('by default no origin is allowed', async () => {
+    const plain = await startGateway({ ...loadGatewayConfig({ CHATFLUX_BASE_URL: emulator.url }), port: 0 }, { log: () => undefined });
+    try {
+      const res = await rawRequest(`${plain.url}/chat/sse`, { method: 'OPTIONS', headers: { Origin: ALLOWED, 'Access-Control-Request-Method': 'POST' } });
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await plain.close(0);
+    }
+  });
+
+  it('CHATFLUX_CORS_ORIGINS takes origins only', () => {
+    expect(() => loadGatewayConfig({ CHATFLUX_CORS_ORIGINS: 'https://a.example.com/path' })).toThrow(/CHATFLUX_CORS_ORIGINS/);
+  });
+});
