@@ -59,6 +59,12 @@ export interface ChatRouteConfig {
   failoverOnSilence?: boolean;
   /** A content-policy rejection moves on to the next target (default `false`: it is the request's fault; its reason reaches the caller). */
   failoverOnContentPolicy?: boolean;
+  /**
+   * The silence budget of every target but the last, in ms: its `timeouts.headers` and `timeouts.firstChunk` when
+   * its config sets none (default 30 000; the last target keeps the client's defaults, the queue horizon). A silent
+   * provider costs one budget, then the next target answers.
+   */
+  silenceMs?: number;
   /** The most continuations of one cut answer (default 3; `0`: a cut surfaces as the error it is). */
   maxContinuations?: number;
   /** The deadline of a whole `json()` call, fail-overs and continuations included (default none). */
@@ -144,7 +150,13 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   const emit = config.onEvent ?? (() => undefined);
   const answer = toOutput({ maxAnswerChars: config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS });
   const maxContinuations = config.maxContinuations ?? 3;
-  const targets: Target[] = config.targets.map((target) => {
+  const silenceMs = config.silenceMs ?? 30_000;
+  const last = config.targets.length - 1;
+  const targets: Target[] = config.targets.map((given, position) => {
+    const target: ChatRouteTarget =
+      position === last
+        ? given
+        : { ...given, timeouts: { headers: silenceMs, firstChunk: silenceMs, ...given.timeouts } };
     const retry: RetryOnTransientConfig =
       target.retry === false ? { count: 0 } : typeof target.retry === 'number' ? { count: target.retry } : (target.retry ?? {});
     const client = createChatClient({ ...target, retry: false });
