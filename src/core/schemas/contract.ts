@@ -68,7 +68,7 @@ export const RouteAttempt = z.object({
    * `failed`: it failed before delivering (the request moved on); `retried`: a failure retried on the same target;
    * `skipped`: its circuit breaker was open.
    */
-  outcome: z.enum(['completed', 'cut', 'failed', 'retried', 'skipped']),
+  outcome: z.union([z.literal('completed'), z.literal('cut'), z.literal('failed'), z.literal('retried'), z.literal('skipped')]),
   /** What went wrong: the provider's code or type, else chatflux's code (`timeout:first_chunk`, `network`, …). */
   error: z.string().optional(),
   /** The upstream HTTP status, for an HTTP failure. */
