@@ -118,7 +118,12 @@ interface Target {
 /** The bookkeeping of one call. */
 interface CallState {
   attempts: RouteAttempt[];
+  /** The target delivering now. */
   active: Target | undefined;
+  /** The target whose segment was cut last (where a continuation looks first past). */
+  cut: Target | undefined;
+  /** Targets let through by their breaker whose outcome is not in yet (released if the caller leaves). */
+  pending: Set<Target>;
   usage: Usage | undefined;
   finisher: { target: Target; model: string | undefined } | undefined;
 }
@@ -216,7 +221,8 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     outcome,
     ...(error === undefined ? {} : describeRouteError(error)),
   });
-  const settle = (target: Target, error: unknown): void => {
+  const settle = (call: CallState, target: Target, error: unknown): void => {
+    call.pending.delete(target);
     if (isTargetFault(error)) target.breaker?.failure();
     else target.breaker?.release();
   };
@@ -249,14 +255,19 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     });
     return failover(list, {
       next,
-      skip: (position) => targets[order[position]!]!.breaker?.tryAcquire() === false,
+      skip: (position) => {
+        const target = targets[order[position]!]!;
+        if (target.breaker?.tryAcquire() === false) return true;
+        call.pending.add(target);
+        return false;
+      },
       noTarget: () => allOpen(),
       onAttempt: (attempt: FailoverAttempt) => {
         const target = targets[order[attempt.index]!]!;
         if (attempt.outcome === 'ok') call.active = target;
         else if (attempt.outcome === 'skipped') record(call, attemptOf(target, 'skipped'));
         else {
-          settle(target, attempt.error);
+          settle(call, target, attempt.error);
           record(call, attemptOf(target, 'failed', attempt.error));
         }
       },
@@ -289,7 +300,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
         options,
       );
       const continueWith = ({ content, reasoning }: ContinuationRequest): Observable<ChatCompletionChunk> | undefined => {
-        const cut = call.active === undefined ? 0 : targets.indexOf(call.active);
+        const cut = call.cut === undefined ? 0 : targets.indexOf(call.cut);
         const fresh = content === '' && reasoning === ''; // nothing reached the caller: any target can start over
         // The next targets first (the one that cut is suspect), then the same one, then the earlier ones.
         const order = [...all.slice(cut + 1), cut, ...all.slice(0, cut)].filter((i) => fresh || targets[i]!.prefill !== false);
@@ -318,24 +329,28 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
             if (segment.outcome === 'failed' || target === undefined) return;
             if (segment.delivered) call.usage = addUsage(call.usage, segment.usage);
             if (segment.outcome === 'complete') {
+              call.pending.delete(target);
               target.breaker?.success();
               call.finisher = { target, model: segment.model };
               record(call, attemptOf(target, 'completed'));
             } else {
-              settle(target, segment.error);
+              call.cut = target;
+              settle(call, target, segment.error);
               record(call, attemptOf(target, 'cut', segment.error));
             }
             call.active = undefined;
           },
         }),
         finalize(() => {
-          call.active?.breaker?.release(); // the caller left mid-answer: neither a success nor a failure
+          // The caller left (or the answer ended) with outcomes not in: neither a success nor a failure.
+          for (const target of call.pending) target.breaker?.release();
+          call.pending.clear();
           call.active = undefined;
         }),
       );
     });
 
-  const newCall = (): CallState => ({ attempts: [], active: undefined, usage: undefined, finisher: undefined });
+  const newCall = (): CallState => ({ attempts: [], active: undefined, cut: undefined, pending: new Set(), usage: undefined, finisher: undefined });
   const accounting = (call: CallState): { model?: string; provider?: string; usage?: Usage; attempts: RouteAttempt[] } => {
     const finisher = call.finisher;
     const model = finisher?.model ?? finisher?.target.client.model;

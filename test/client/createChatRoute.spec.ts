@@ -78,6 +78,33 @@ describe('createChatRoute', () => {
     expect(spliced.attempts?.map((a) => a.outcome)).toEqual(['cut', 'completed']);
   });
 
+  it('a continuation cut again is continued by the target after the one that cut (not the first one again)', async () => {
+    const a = await emulator({ dialect: 'deepseek', seed: 5, scenario: 'tokens=40;pace=2;eof-after=10' });
+    const b = await emulator({ dialect: 'deepseek', seed: 5, scenario: 'tokens=40;pace=2;eof-after=10' });
+    const c = await emulator({ dialect: 'deepseek', seed: 5, scenario: 'tokens=40' });
+    const target = { model: 'deepseek-chat', prefill: 'deepseek' as const };
+    const whole = await firstValueFrom(route({ targets: [{ ...target, baseUrl: c.url }] }).json(REQUEST));
+    const r = route({ targets: [{ ...target, baseUrl: a.url, name: 'a' }, { ...target, baseUrl: b.url, name: 'b' }, { ...target, baseUrl: c.url, name: 'c' }] });
+    const answer = await firstValueFrom(r.json(REQUEST));
+    expect(answer.message.content).toBe(whole.message.content);
+    expect(answer.attempts?.map((x) => `${x.target}:${x.outcome}`)).toEqual(['a:cut', 'b:cut', 'c:completed']);
+    expect(a.requests).toHaveLength(1);
+  });
+
+  it('a half-open probe abandoned by its caller is released: the next request probes again instead of being refused', async () => {
+    const slow = await emulator({ dialect: 'deepseek', scenario: 'headers-delay=150;fail-first=1:503;tokens=5' });
+    const r = route({ breaker: { consecutiveFailures: 1, coolDownMs: 30 }, targets: [{ baseUrl: slow.url, model: 'deepseek-chat', retry: false, name: 'p' }] });
+    await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ status: 503 });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(r.breakerStates()).toEqual({ p: 'half_open' });
+    const probe = r.json(REQUEST).subscribe();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    probe.unsubscribe();
+    const answer = await firstValueFrom(r.json(REQUEST));
+    expect(answer.attempts?.map((x) => `${x.target}:${x.outcome}`)).toEqual(['p:completed']);
+    expect(r.breakerStates()).toEqual({ p: 'closed' });
+  });
+
   it('refuses no targets, a bad context window and a bad breaker setting with a ConfigError', () => {
     expect(() => createChatRoute({ targets: [] })).toThrow(ConfigError);
     expect(() => createChatRoute({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1', contextWindow: -1 }] })).toThrow(/contextWindow/);
