@@ -145,8 +145,8 @@ interface CallState {
  *    If none can, the cut's own error surfaces (never a continuation's prefill rejection).
  * 4. **Accounting**: the last `stream()` chunk and the `json()` answer carry `model` and `provider` of the target
  *    that finished, `usage` summed over the attempts whose text was delivered, and `attempts` (each target tried,
- *    with its outcome: `completed`, `cut`, `failed`, `retried`, `skipped`). `chunks()` is the spliced upstream stream,
- *    without that accounting.
+ *    with its outcome: `completed`, `cut`, `failed`, `retried`, `skipped`). `chunks()` is the spliced upstream stream
+ *    (OpenAI's chunk shape): its usage is summed the same way; each chunk keeps the `model` its target wrote.
  *
  * ## Example
  * ```ts
@@ -371,7 +371,14 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     baseUrl: first.client.baseUrl,
     model: config.name ?? first.client.model,
     breakerStates: () => Object.fromEntries(targets.map((t) => [t.name, t.breaker?.state ?? 'closed'])),
-    chunks: (request, options = {}) => spliced(request, options, newCall()),
+    chunks: (request, options = {}) =>
+      defer(() => {
+        const call = newCall();
+        // The final segment's usage, plus the usage of the segments before it whose text was delivered.
+        return spliced(request, options, call).pipe(
+          map((chunk) => (chunk.usage != null && call.usage !== undefined ? { ...chunk, usage: addUsage(call.usage, chunk.usage)! } : chunk)),
+        );
+      }),
     stream: (request, options = {}) =>
       defer(() => {
         if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');

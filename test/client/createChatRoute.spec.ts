@@ -105,6 +105,21 @@ describe('createChatRoute', () => {
     expect(r.breakerStates()).toEqual({ p: 'closed' });
   });
 
+  it('chunks(): the spliced upstream chunks, their usage summed over the delivered attempts, no failed finish reason', async () => {
+    const failing = await emulator({ dialect: 'deepseek', seed: 6, scenario: 'tokens=12;finish=insufficient_system_resource' });
+    const healthy = await emulator({ dialect: 'deepseek', seed: 6, scenario: 'tokens=12' });
+    const target = { model: 'deepseek-chat', prefill: 'deepseek' as const };
+    const r = route({ targets: [{ ...target, baseUrl: failing.url }, { ...target, baseUrl: healthy.url }] });
+    const chunks = await lastValueFrom(r.chunks(REQUEST).pipe(toArray()));
+    const finishes = chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason).filter((f) => f != null));
+    expect(finishes).toEqual(['stop']);
+    const usages = chunks.flatMap((c) => (c.usage == null ? [] : [c.usage]));
+    expect(usages).toHaveLength(1);
+    // 12 pieces from the failing primary, none left for the backup; both prompts.
+    const single = await firstValueFrom(route({ targets: [{ ...target, baseUrl: healthy.url }] }).json(REQUEST));
+    expect(usages[0]).toMatchObject({ completion_tokens: 12, prompt_tokens: 2 * single.usage!.prompt_tokens! });
+  });
+
   it('refuses no targets, a bad context window and a bad breaker setting with a ConfigError', () => {
     expect(() => createChatRoute({ targets: [] })).toThrow(ConfigError);
     expect(() => createChatRoute({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1', contextWindow: -1 }] })).toThrow(/contextWindow/);
