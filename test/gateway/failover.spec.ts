@@ -180,10 +180,15 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     expect(body.finish_reason).toBe('stop');
   });
 
-  it('one malformed chunk: continued from the text before it', async () => {
+  it('one malformed chunk: continued from the text before it (/chat/stream and /chat/sse alike)', async () => {
     const s = await setup([{ scenario: 'tokens=60;malformed-json-at=20' }, { scenario: 'tokens=60' }]);
+    const text = await healthyText(s);
     const { lines } = await stream(s);
-    expect(outcomes(expectComplete(lines, await healthyText(s)).attempts)).toEqual(['t0:cut(malformed_json)', 't1:completed']);
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:cut(malformed_json)', 't1:completed']);
+    const sse = await rawRequest(`${s.gateway.url}/chat/sse`, { body: { model: 'chat', messages: MESSAGES } });
+    const data = sse.body.split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]').map((l) => JSON.parse(l.slice(6)) as LlmClientOutputChunk);
+    expect(sse.body).not.toContain('event: error');
+    expect(outcomes(expectComplete(data, text).attempts)).toEqual(['t0:cut(malformed_json)', 't1:completed']);
   });
 
   it('no [DONE]: complete after every finish_reason (no continuation); EOF before the finish is continued', async () => {
