@@ -173,8 +173,12 @@ describe('failover catalogue through the gateway (route "chat")', () => {
   it('stream silent for 30 s mid-answer (a stall past a 300 ms idle deadline): continued; /chat/json too', async () => {
     const s = await setup([{ scenario: 'tokens=60;stall-after=30', target: { timeouts: { idle: 300 } } }, { scenario: 'tokens=60' }]);
     const text = await healthyText(s);
-    const { lines } = await stream(s);
+    const res = await rawRequest(`${s.gateway.url}/chat/stream`, { body: { model: 'chat', messages: MESSAGES } });
+    const lines = res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LlmClientOutputChunk);
     expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:cut(timeout:idle)', 't1:completed']);
+    // The client's longest silence is about one idle budget (300 ms) plus the continuation's start, not 30 s.
+    const gaps = res.pieces.slice(1).map((piece, i) => piece.at - res.pieces[i]!.at);
+    expect(Math.max(...gaps)).toBeLessThan(3_000);
     const { body } = await json(s);
     expect(body.message.content).toBe(text);
     expect(body.finish_reason).toBe('stop');
