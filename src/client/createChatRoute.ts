@@ -197,6 +197,12 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
         : createCircuitBreaker(config.breaker ?? {}, ({ from, to }) => emit({ type: 'breaker', route: routeName, target: name, from, to }));
     return { name, config: target, client, prefillClient: undefined, prefill, retry, breaker };
   });
+  const modelless = targets.find((t) => t.client.model === undefined);
+  if (config.name !== undefined && modelless !== undefined) {
+    throw new ConfigError(
+      `createChatRoute: target "${modelless.name}" has no model (its preset has no default), so it would be sent the route's name "${config.name}"; give it { model: '…' }.`,
+    );
+  }
   if (config.targets.some((t) => t.contextWindow !== undefined && !(Number.isInteger(t.contextWindow) && t.contextWindow > 0))) {
     throw new ConfigError('createChatRoute: a target\'s `contextWindow` must be a positive integer (tokens), e.g. 131072.');
   }

@@ -124,5 +124,6 @@ describe('createChatRoute', () => {
     expect(() => createChatRoute({ targets: [] })).toThrow(ConfigError);
     expect(() => createChatRoute({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1', contextWindow: -1 }] })).toThrow(/contextWindow/);
     expect(() => createChatRoute({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1' }], breaker: { window: 0 } })).toThrow(/window/);
+    expect(() => createChatRoute({ name: 'chat', targets: [{ baseUrl: 'http://127.0.0.1:9/v1' }] })).toThrow(/has no model/);
   });
 });
