@@ -138,6 +138,10 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *    `reasoning_content`.
  * 8. Bounded memory: `requests` keeps the latest requests within `config.requestLog` (by default 1000 requests and
  *    32 MiB of bodies and headers; `false`: none), so an emulator serving for days does not keep every body.
+ * 9. Continuation: a request ending with an assistant prefix — DeepSeek `prefix: true` (also on `/beta/chat/completions`,
+ *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
+ *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
+ *    uncut answer. `reject-prefill` refuses such a request with a 400 instead.
  *
  * ## Example
  * ```ts
@@ -201,8 +205,8 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       send(error.status, error.headers, error.body);
     };
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    // `/beta/chat/completions` too: DeepSeek's chat prefix completion lives on its beta base URL.
     if (!/^(\/v1)?(\/beta)?\/chat\/completions$/.test(path)) return fail(404, `Not found: ${path}`);
-    const beta = path.includes('/beta/');
     if (req.method !== 'POST') return fail(405, `Method ${req.method} not allowed; use POST`);
     const raw = await readBody(req);
     try {
@@ -295,7 +299,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
         HTML(scenario.htmlStatus),
       );
     }
-    // An assistant prefix to continue: DeepSeek's `prefix: true` (beta base URL only), Moonshot's `partial: true`, or
+    // An assistant prefix to continue: DeepSeek's `prefix: true` (documented on its beta base URL; taken on both here), Moonshot's `partial: true`, or
     // (openai dialect) any trailing assistant message, as servers that take a prefill do.
     const last = parsed.data.messages[parsed.data.messages.length - 1] as Record<string, unknown> | undefined;
     const prefixed =
@@ -303,9 +307,6 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       (dialect === 'deepseek' ? last.prefix === true : dialect === 'moonshot' ? last.partial === true : true);
     if (prefixed && scenario.rejectPrefill) {
       return fail(400, 'Invalid request: this model does not support an assistant message as the last message (prefill)', scenario);
-    }
-    if (prefixed && dialect === 'deepseek' && !beta) {
-      return fail(400, 'Invalid request: chat prefix completion (prefix: true) is only available on the beta endpoint (base_url https://api.deepseek.com/beta)');
     }
     const request = prefixed ? { ...parsed.data, messages: parsed.data.messages.slice(0, -1) } : parsed.data;
     const quirks: ProviderQuirks = {
