@@ -292,3 +292,21 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     expect(answered.slice(-3)).toEqual(['t0', 't0', 't0']);
   });
 });
+
+describe('a route over the built-in emulator', () => {
+  it('provider "emulator" in a route starts the built-in emulator even when the default provider is another', async () => {
+    const env = {
+      CHATFLUX_PROVIDER: 'openai-compatible',
+      CHATFLUX_BASE_URL: 'http://127.0.0.1:9/v1',
+      CHATFLUX_EMULATOR_PACE_MS: '0',
+      CHATFLUX_ROUTES: JSON.stringify({ demo: { targets: [{ provider: 'emulator' }] } }),
+    };
+    const gateway = await startGateway({ ...loadGatewayConfig(env), port: 0 }, { log: () => undefined });
+    open = { gateway, emulators: [] };
+    const res = await rawRequest(`${gateway.url}/chat/json`, { body: { model: 'demo', messages: MESSAGES } });
+    expect(res.status).toBe(200);
+    const body = JSON.parse(res.body) as LlmClientOutput;
+    expect(body.model).toBe('deepseek-chat');
+    expect(outcomes(body.attempts)).toEqual(['emulator:deepseek-chat:completed']);
+  });
+});
