@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { PROVIDERS as PRESETS, type ProviderName } from '../client/providers.js';
+import { loadRoutes, type GatewayRoute } from './loadRoutes.js';
 
 /** Where the gateway gets its answers: the built-in emulator, or a provider preset (`PROVIDERS`). */
 export type GatewayProvider = 'emulator' | ProviderName;
@@ -72,6 +73,13 @@ export interface GatewayConfig {
    * `emulator` only; default `GATEWAY_DEFAULTS.emulatorPaceMs`, 30: a provider's pace, so that the demo streams).
    */
   emulatorPaceMs?: number;
+  /**
+   * `CHATFLUX_ROUTES` (JSON) or `CHATFLUX_ROUTES_FILE` (a path): routes by model name, each a primary and its
+   * fallbacks with failover, circuit breakers and mid-stream continuation (`loadRoutes`, README "Failover").
+   */
+  routes?: Record<string, GatewayRoute>;
+  /** The API keys of route targets, read from the variables their `apiKeyEnv` names (by variable name). Secret. */
+  routeKeys?: Record<string, string>;
 }
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
@@ -183,5 +191,11 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
   };
   for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
+  const routes = loadRoutes(env);
+  if (routes !== undefined) {
+    config.routes = routes;
+    const names = Object.values(routes).flatMap((route) => route.targets.flatMap((target) => (target.apiKeyEnv === undefined ? [] : [target.apiKeyEnv])));
+    if (names.length > 0) config.routeKeys = Object.fromEntries(names.map((name) => [name, env[name]!.trim()]));
+  }
   return config;
 }
