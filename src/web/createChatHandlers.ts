@@ -53,6 +53,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const bodyLimit = config.bodyLimit ?? '1mb';
   const queryLimit = config.queryLimit ?? 8192;
+  const stallTimeoutMs = config.writeStallTimeoutMs ?? 30_000;
   const secrets = [...keys, ...(config.secrets ?? [])];
   const parseConfig = {
     limits: resolveRequestLimits(config.requestLimits),
@@ -80,7 +81,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
 
   const handler = (wire: ChatWireFormat): WebHandler => (request) => {
     const { call } = CHAT_WIRES[wire];
-    const demand = createDemandGate();
+    const demand = createDemandGate({ stallTimeoutMs });
     let release: (() => void) | undefined;
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
