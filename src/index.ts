@@ -13,6 +13,7 @@ export { fromBody, type FromBodyConfig } from './source/fromBody.js';
 export type { BodySource } from './source/createBodyReader.js';
 export { requestCompletion, type RequestCompletionConfig } from './source/requestCompletion.js';
 export { createDemandGate, type DemandGate } from './core/createDemandGate.js';
+export type { DemandGateConfig } from './core/DemandGateConfig.js';
 export {
   createChatClient,
   type ChatClient,
