@@ -38,7 +38,7 @@ afterEach(async () => {
 });
 
 /** The web handlers (with the token route) and the Express router, with the same options. */
-const serve = async (config: Partial<WebChatHandlersConfig> = {}): Promise<{ web: string; router: string }> => {
+const serve = async (config: Partial<Omit<WebChatHandlersConfig, 'clientKey'>> = {}): Promise<{ web: string; router: string }> => {
   const options = { client, apiKeys: [KEY], heartbeatMs: 0, ...config };
   web = await startHonoChat({ ...options, log: (entry) => logs.push(entry) });
   const app = express();
