@@ -1,4 +1,4 @@
-import type { Attributes, Histogram, Meter, MeterProvider, Span } from '@opentelemetry/api';
+import type { Attributes, Counter, Histogram, Meter, MeterProvider, Span } from '@opentelemetry/api';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import type { CompletionCall } from './CompletionCall.js';
 import type { CompletionDescription } from './CompletionDescription.js';
@@ -20,6 +20,7 @@ interface Instruments {
   tokens: Histogram;
   firstChunk: Histogram;
   perChunk: Histogram;
+  retries: Counter;
 }
 
 const histogram = (meter: Meter, spec: GenAiHistogram): Histogram =>
@@ -94,6 +95,7 @@ export function createCompletionTelemetry(config: TelemetryConfig = {}): Complet
         tokens: histogram(meter, GEN_AI_METRICS.tokenUsage),
         firstChunk: histogram(meter, GEN_AI_METRICS.timeToFirstChunk),
         perChunk: histogram(meter, GEN_AI_METRICS.timePerOutputChunk),
+        retries: meter.createCounter('chatflux.client.retries', { unit: '{retry}', description: 'Attempts of a completion after its first (retryOnTransient).' }),
       };
     }
     return instruments;
@@ -155,7 +157,9 @@ function startCall(
     },
     attempt: () => {
       attempts += 1;
-      if (attempts > 1 && recording) span.addEvent('gen_ai.client.retry', { 'gen_ai.client.attempt': attempts });
+      if (attempts === 1) return;
+      metrics.retries.add(1, base);
+      if (recording) span.addEvent('gen_ai.client.retry', { 'chatflux.attempt': attempts });
     },
     chunk: (chunk) => {
       const now = performance.now();
@@ -207,7 +211,7 @@ function startCall(
         if (output !== undefined) done['gen_ai.usage.output_tokens'] = output;
         const reasoning = count(usage?.completion_tokens_details?.reasoning_tokens);
         if (reasoning !== undefined) done['gen_ai.usage.reasoning.output_tokens'] = reasoning;
-        const cached = count(usage?.prompt_tokens_details?.cached_tokens) ?? count(usage?.prompt_cache_hit_tokens) ?? count(usage?.cached_tokens);
+        const cached = count(usage?.prompt_cache_hit_tokens) ?? count(usage?.cached_tokens) ?? count(usage?.prompt_tokens_details?.cached_tokens);
         if (cached !== undefined) done['gen_ai.usage.cache_read.input_tokens'] = cached;
         if (captureContent) {
           done['gen_ai.output.messages'] = JSON.stringify(
@@ -217,6 +221,8 @@ function startCall(
         span.setAttributes(done);
         if (type !== undefined) {
           span.setAttribute('error.type', type);
+          const status = (outcome as { status?: unknown } | undefined)?.status;
+          if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
           const message = outcome instanceof Error ? outcome.message : 'the completion was cancelled';
           span.setStatus({ code: STATUS_ERROR, message });
         }
