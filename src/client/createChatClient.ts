@@ -106,6 +106,8 @@ export interface ChatClient {
   readonly baseUrl: string;
   /** The default model, if any. */
   readonly model: string | undefined;
+  /** The client's own connection pool now (connections in use, requests waiting for one); absent with your `dispatcher`. */
+  readonly pool?: { readonly inUse: number; readonly waiting: number };
   /** The upstream chunks, retried only before the first one. */
   chunks(request: ChatClientRequest, options?: ChatCallOptions): Flux<ChatCompletionChunk>;
   /** The whole answer as one value; a transient failure anywhere in the stream is retried (nothing reached the caller). */
@@ -232,6 +234,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     provider,
     baseUrl,
     model,
+    ...(slots === undefined ? {} : { pool: slots }),
     chunks: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal)),
     json: (request, options) =>
       traced(request, false, (call) => {

@@ -13,13 +13,18 @@ export interface GenAiHistogram {
 /**
  * The four client histograms chatflux records, as the OpenTelemetry semantic conventions for generative AI name them,
  * with their units and advised bucket boundaries (passed to the meter as `advice.explicitBucketBoundaries`).
- * Prometheus shows them as `gen_ai_client_operation_duration_seconds`, `gen_ai_client_token_usage`,
- * `gen_ai_client_operation_time_to_first_chunk_seconds` and `gen_ai_client_operation_time_per_output_chunk_seconds`.
+ * Prometheus shows them as `gen_ai_client_operation_duration`, `gen_ai_client_token_usage`,
+ * `gen_ai_client_operation_time_to_first_chunk` and `gen_ai_client_operation_time_per_output_chunk` (each with `_bucket`,
+ * `_sum`, `_count`).
  */
 export const GEN_AI_METRICS: {
+  /** `gen_ai.client.operation.duration` (s): the whole completion, retries included; `error.type` when it failed. */
   readonly duration: GenAiHistogram;
+  /** `gen_ai.client.token.usage` (`{token}`): input and output tokens (`gen_ai.token.type`), from the final usage. */
   readonly tokenUsage: GenAiHistogram;
+  /** `gen_ai.client.operation.time_to_first_chunk` (s): from the request to the first chunk. */
   readonly timeToFirstChunk: GenAiHistogram;
+  /** `gen_ai.client.operation.time_per_output_chunk` (s): between two chunks, for each chunk after the first. */
   readonly timePerOutputChunk: GenAiHistogram;
 } = Object.freeze({
   duration: Object.freeze({

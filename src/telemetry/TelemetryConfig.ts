@@ -1,4 +1,4 @@
-import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import type { MeterProvider, TextMapPropagator, TracerProvider } from '@opentelemetry/api';
 
 /**
  * Where chatflux's OpenTelemetry spans and metrics go. Everything is optional: by default the providers registered
@@ -12,6 +12,8 @@ export interface TelemetryConfig {
   tracerProvider?: TracerProvider;
   /** The meter provider (default: the global one, `metrics.getMeterProvider()`). */
   meterProvider?: MeterProvider;
+  /** How the span is carried to the upstream request's headers (default: the global propagator, `propagation`). */
+  propagator?: TextMapPropagator;
   /**
    * Record the messages sent and the answer's text on the span (`gen_ai.input.messages`, `gen_ai.output.messages`).
    * Default `false`: prompts and answers often hold personal data, so they are recorded only when asked for.

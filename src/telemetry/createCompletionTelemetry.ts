@@ -118,7 +118,7 @@ export function createCompletionTelemetry(config: TelemetryConfig = {}): Complet
         span.end();
         return undefined;
       }
-      return startCall(api, span, metrics, base, description, config.captureContent === true);
+      return startCall(api, span, metrics, base, description, config);
     },
   };
 }
@@ -130,8 +130,9 @@ function startCall(
   metrics: Instruments,
   base: Attributes,
   description: CompletionDescription,
-  captureContent: boolean,
+  config: TelemetryConfig,
 ): CompletionCall {
+  const captureContent = config.captureContent === true;
   const started = performance.now();
   const recording = span.isRecording();
   let attempts = 0;
@@ -152,7 +153,9 @@ function startCall(
   return {
     headers: () => {
       const carrier: Record<string, string> = {};
-      api.propagation.inject(api.trace.setSpan(api.context.active(), span), carrier);
+      const context = api.trace.setSpan(api.context.active(), span);
+      if (config.propagator === undefined) api.propagation.inject(context, carrier);
+      else config.propagator.inject(context, carrier, api.defaultTextMapSetter);
       return carrier;
     },
     attempt: () => {
