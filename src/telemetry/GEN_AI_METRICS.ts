@@ -24,7 +24,7 @@ export const GEN_AI_METRICS: {
   readonly tokenUsage: GenAiHistogram;
   /** `gen_ai.client.operation.time_to_first_chunk` (s): from the request to the first chunk. */
   readonly timeToFirstChunk: GenAiHistogram;
-  /** `gen_ai.client.operation.time_per_output_chunk` (s): between two chunks, for each chunk after the first. */
+  /** `gen_ai.client.operation.time_per_output_chunk` (s): between two chunks, for each network read after the first (the chunks of one read, handed over at once, are one sample). */
   readonly timePerOutputChunk: GenAiHistogram;
 } = Object.freeze({
   duration: Object.freeze({

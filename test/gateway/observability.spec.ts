@@ -17,7 +17,7 @@ let emulator: Emulator;
 let gateway: RunningGateway;
 const lines: string[] = [];
 beforeAll(async () => {
-  emulator = await startEmulator({ dialect: 'deepseek', seed: 9 });
+  emulator = await startEmulator({ dialect: 'deepseek', seed: 9, paceMs: 5 }); // paced: its events come in reads of their own
   const config = loadGatewayConfig({ PORT: '0', CHATFLUX_BASE_URL: emulator.url, CHATFLUX_MODEL: 'deepseek-chat', CHATFLUX_METRICS_TOKEN: 'metrics-secret', CHATFLUX_HEARTBEAT_MS: '20' });
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -54,7 +54,7 @@ describe('gateway observability', () => {
 
   it('GET /metrics shows the GenAI histograms with the model, requests by endpoint and status, the pool and heartbeats', async () => {
     await rawRequest(`${gateway.url}/chat/stream`, { body: BODY });
-    const sse = await rawRequest(`${gateway.url}/chat/sse`, { body: BODY, headers: { 'x-emulator-scenario': 'queue=120' } });
+    const sse = await rawRequest(`${gateway.url}/chat/sse`, { body: { ...BODY, model: 'deepseek-chat#queue=150' } }); // silent 150 ms: heartbeats
     expect(sse.body).toContain(': ping');
     const text = await metrics();
     expect(text).toMatch(/^gen_ai_client_token_usage_bucket\{[^}]*gen_ai_request_model="deepseek-chat"[^}]*gen_ai_token_type="input"/m);

@@ -84,7 +84,9 @@ describe('createChatClient telemetry against the emulator', () => {
     expect(Math.abs((first?.value.sum ?? 0) - (firstMs ?? 0) / 1000)).toBeLessThanOrEqual(0.05);
     expect(first?.attributes).toMatchObject({ 'gen_ai.provider.name': 'deepseek', 'gen_ai.request.model': 'deepseek-chat' });
     const [perChunk] = await telemetry.histogram('gen_ai.client.operation.time_per_output_chunk');
-    expect(perChunk?.value.count).toBe(chunks.length - 1);
+    // One sample per network read after the first (the emulator paces its events 1 ms apart: most are reads of their own).
+    expect(perChunk?.value.count).toBeGreaterThanOrEqual(10);
+    expect(perChunk?.value.count).toBeLessThanOrEqual(chunks.length - 1);
     const tokens = await telemetry.histogram('gen_ai.client.token.usage');
     expect(tokens.map((point) => [point.attributes['gen_ai.token.type'], point.value.sum]).sort()).toEqual(
       [['input', usage?.prompt_tokens], ['output', usage?.completion_tokens]].sort(),
