@@ -107,7 +107,12 @@ export interface ChatClient {
   /** The default model, if any. */
   readonly model: string | undefined;
   /** The client's own connection pool now (connections in use, requests waiting for one); absent with your `dispatcher`. */
-  readonly pool?: { readonly inUse: number; readonly waiting: number };
+  readonly pool?: {
+    /** Connections in use now. */
+    readonly inUse: number;
+    /** Requests waiting for a connection now. */
+    readonly waiting: number;
+  };
   /** The upstream chunks, retried only before the first one. */
   chunks(request: ChatClientRequest, options?: ChatCallOptions): Flux<ChatCompletionChunk>;
   /** The whole answer as one value; a transient failure anywhere in the stream is retried (nothing reached the caller). */
