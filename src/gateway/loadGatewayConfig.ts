@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { PROVIDERS as PRESETS, type ProviderName } from '../client/providers.js';
+import { loadRoutes, type GatewayRoute } from './loadRoutes.js';
 
 /** Where the gateway gets its answers: the built-in emulator, or a provider preset (`PROVIDERS`). */
 export type GatewayProvider = 'emulator' | ProviderName;
@@ -80,6 +81,13 @@ export interface GatewayConfig {
    * `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` is (the exporters read the other `OTEL_EXPORTER_OTLP_*` variables themselves).
    */
   otlp?: { traces: boolean; metrics: boolean };
+  /**
+   * `CHATFLUX_ROUTES` (JSON) or `CHATFLUX_ROUTES_FILE` (a path): routes by model name, each a primary and its
+   * fallbacks with failover, circuit breakers and mid-stream continuation (`loadRoutes`, README "Failover").
+   */
+  routes?: Record<string, GatewayRoute>;
+  /** The API keys of route targets, read from the variables their `apiKeyEnv` names (by variable name). Secret. */
+  routeKeys?: Record<string, string>;
 }
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
@@ -199,5 +207,11 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     metrics: otlpAll || text(env, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT') !== undefined,
   };
   if (otlp.traces || otlp.metrics) config.otlp = otlp;
+  const routes = loadRoutes(env);
+  if (routes !== undefined) {
+    config.routes = routes;
+    const names = Object.values(routes).flatMap((route) => route.targets.flatMap((target) => (target.apiKeyEnv === undefined ? [] : [target.apiKeyEnv])));
+    if (names.length > 0) config.routeKeys = Object.fromEntries(names.map((name) => [name, env[name]!.trim()]));
+  }
   return config;
 }

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { throwError } from 'rxjs';
 import { createChatClient, type ChatClientConfig } from '../client/createChatClient.js';
+import type { ChatRouteEvent } from '../client/createChatRoute.js';
+import { routeByModel } from '../client/routeByModel.js';
+import { createGatewayRoutes } from './createGatewayRoutes.js';
 import { ShutdownError } from '../core/errors.js';
 import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
 import { createGracefulShutdown } from '../node/createGracefulShutdown.js';
@@ -44,6 +47,8 @@ export interface StartGatewayOptions {
   client?: Partial<ChatClientConfig>;
   /** Where the default log sink (pino: one JSON line per request, with `trace_id`) writes (default stdout). */
   logStream?: DestinationStream;
+  /** Receives every route attempt and circuit-breaker transition of `config.routes` (for metrics). */
+  onRouteEvent?: (event: ChatRouteEvent) => void;
 }
 
 const PAGE_PATH = join(__dirname, 'public', 'index.html');
@@ -71,8 +76,9 @@ const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'ss
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers), and
   // takes fault scenarios from the requests only when the configuration asks for it.
+  const routesUseEmulator = Object.values(config.routes ?? {}).some((route) => route.targets.some((t) => t.provider === 'emulator'));
   const emulator =
-    config.provider === 'emulator'
+    config.provider === 'emulator' || routesUseEmulator
       ? await startEmulator({
           dialect: 'deepseek',
           seed: 1,
@@ -81,9 +87,10 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
           requestScenarios: config.emulatorScenarios === true,
         })
       : undefined;
-  const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
-  if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
-  if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
+  const builtIn = config.provider === 'emulator' ? emulator : undefined; // the emulator as the default provider
+  const clientConfig: ChatClientConfig = builtIn === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: builtIn.url, model: 'deepseek-chat' };
+  if (config.baseUrl !== undefined && builtIn === undefined) clientConfig.baseUrl = config.baseUrl;
+  if (config.apiKey !== undefined && builtIn === undefined) clientConfig.apiKey = config.apiKey;
   if (config.model !== undefined) clientConfig.model = config.model;
   if (config.maxRetries !== undefined) clientConfig.retry = config.maxRetries;
   if (config.requireDone !== undefined) clientConfig.requireDone = config.requireDone;
@@ -97,8 +104,12 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
   // Observability: spans and metrics on the gateway's own providers, /metrics, traceparent in and out, JSON logs.
   const telemetry = createGatewayTelemetry({ otlp: config.otlp, heartbeat: SSE_WIRE.heartbeat ?? ': ping\n\n' });
-  const client = createChatClient({ ...clientConfig, telemetry: telemetry.client, ...options.client });
-  telemetry.observePool(() => client.pool);
+  const defaultClient = createChatClient({ ...clientConfig, telemetry: telemetry.client, ...options.client });
+  telemetry.observePool(() => defaultClient.pool);
+  const client =
+    config.routes === undefined
+      ? defaultClient
+      : routeByModel(createGatewayRoutes(config, emulator?.url, options.onRouteEvent), defaultClient);
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
   const logger = pino(
