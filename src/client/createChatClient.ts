@@ -28,6 +28,12 @@ import { requestCompletion } from '../source/requestCompletion.js';
 import type { Flux, Mono, ServerSentEvent } from '../core/types.js';
 import { DEFAULT_TIMEOUTS, type TimeoutsConfig } from '../source/defaultTimeouts.js';
 import type { ProviderName } from './providers.js';
+import { genAiProviderName } from './genAiProviderName.js';
+import type { TelemetryConfig } from '../telemetry/TelemetryConfig.js';
+import { createCompletionTelemetry } from '../telemetry/createCompletionTelemetry.js';
+import type { CompletionCall } from '../telemetry/CompletionCall.js';
+import { traceCall } from '../telemetry/traceCall.js';
+import { watchAttempt } from '../telemetry/watchAttempt.js';
 
 /** Options of {@link createChatClient}. */
 export interface ChatClientConfig {
@@ -73,6 +79,12 @@ export interface ChatClientConfig {
    * too, as some providers never send `[DONE]`). See `decodeChunk({ requireDone })`.
    */
   requireDone?: boolean;
+  /**
+   * OpenTelemetry (optional peer `@opentelemetry/api`): one `chat {model}` span per call and the `gen_ai.client.*`
+   * metrics, to the global providers unless others are given; message content only with `captureContent`. Without
+   * a registered provider nothing is recorded. `false`: off. See README "Observability".
+   */
+  telemetry?: TelemetryConfig | false;
 }
 
 /** Per-call options of a {@link ChatClient} method. */
@@ -94,6 +106,13 @@ export interface ChatClient {
   readonly baseUrl: string;
   /** The default model, if any. */
   readonly model: string | undefined;
+  /** The client's own connection pool now (connections in use, requests waiting for one); absent with your `dispatcher`. */
+  readonly pool?: {
+    /** Connections in use now. */
+    readonly inUse: number;
+    /** Requests waiting for a connection now. */
+    readonly waiting: number;
+  };
   /** The upstream chunks, retried only before the first one. */
   chunks(request: ChatClientRequest, options?: ChatCallOptions): Flux<ChatCompletionChunk>;
   /** The whole answer as one value; a transient failure anywhere in the stream is retried (nothing reached the caller). */
@@ -168,18 +187,25 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   let closed = false;
   let inFlight = 0; // upstream requests running now (a graceful close waits for them)
   let drained: (() => void) | undefined;
+  // Telemetry: a span per call around the retries (traced), each attempt reported to it (watchAttempt).
+  const telemetry =
+    config.telemetry === false ? undefined : createCompletionTelemetry({ providerName: genAiProviderName(provider), ...config.telemetry });
+  const traced = <T>(request: ChatClientRequest, stream: boolean, run: (call: CompletionCall | undefined) => Observable<T>): Observable<T> =>
+    traceCall(telemetry, () => ({ providerName: genAiProviderName(provider), model: request.model ?? model, baseUrl, request, stream }), run);
 
-  const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}): Observable<ChatCompletionChunk> =>
+  const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}, call?: CompletionCall): Observable<ChatCompletionChunk> =>
     defer(() => {
       if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
       const body = toCompletionRequest(request, model, requestLimits);
       inFlight++;
+      const traceHeaders = call?.headers();
+      const headers = traceHeaders === undefined ? config.headers : { ...config.headers, ...traceHeaders };
       const upstream = requestCompletion(body, {
         baseUrl,
         dispatcher,
         secrets,
         ...(apiKey === undefined ? {} : { apiKey }),
-        ...(config.headers === undefined ? {} : { headers: config.headers }),
+        ...(headers === undefined ? {} : { headers }),
         ...(options.demand === undefined ? {} : { demand: options.demand }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
@@ -199,6 +225,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
           ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
           ...(options.demand === undefined ? {} : { demand: options.demand }),
         }),
+        watchAttempt(call),
         finalize(() => {
           if (--inFlight === 0) drained?.();
         }),
@@ -212,13 +239,15 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     provider,
     baseUrl,
     model,
-    chunks: (request, options) => retried(chunksOf(request, options), options?.signal),
-    json: (request, options) => {
-      const whole = retried(chunksOf(request, options).pipe(answer), options?.signal);
-      // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
-      return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
-    },
-    stream: (request, options) => retried(chunksOf(request, options).pipe(toOutputChunks()), options?.signal),
+    ...(slots === undefined ? {} : { pool: slots }),
+    chunks: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal)),
+    json: (request, options) =>
+      traced(request, false, (call) => {
+        const whole = retried(chunksOf(request, options, call).pipe(answer), options?.signal);
+        // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
+        return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
+      }),
+    stream: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call).pipe(toOutputChunks()), options?.signal)),
     sse: (request, options) => client.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
       closed = true;
