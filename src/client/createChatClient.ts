@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { defer, finalize, map, type Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
 import { createConnectionSlots } from './createConnectionSlots.js';
@@ -133,7 +133,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   const connections = config.connections ?? 128;
   const connectionWaitMs = config.connectionWaitMs ?? 10_000;
   if (!Number.isInteger(connections) || connections < 1) {
-    throw new ConfigError(`createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for 128.`);
+    throw new ConfigError(
+      `createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for 128.`,
+    );
   }
   if (!(connectionWaitMs >= 0)) {
     throw new ConfigError(
@@ -169,40 +171,48 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   let inFlight = 0; // upstream requests running now (a graceful close waits for them)
   let drained: (() => void) | undefined;
 
+  const pipelineOf = (
+    options: ChatCallOptions,
+    body: ReturnType<typeof toCompletionRequest>,
+  ): Observable<ChatCompletionChunk> => {
+    const upstream = requestCompletion(body, {
+      baseUrl,
+      dispatcher,
+      secrets,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(config.headers === undefined ? {} : { headers: config.headers }),
+      ...(options.demand === undefined ? {} : { demand: options.demand }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
+    });
+    return withConnectionSlot(upstream, slots, {
+      connections,
+      waitMs: connectionWaitMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }).pipe(
+      parseSse(),
+      // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
+      // before its usage says so (usage_missing) instead of silently lacking it.
+      decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
+      chunkTimeouts<ChatCompletionChunk>({
+        firstChunk: timeouts.firstChunk,
+        idle: timeouts.idle,
+        ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
+        ...(options.demand === undefined ? {} : { demand: options.demand }),
+      }),
+    );
+  };
   const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}): Observable<ChatCompletionChunk> =>
-    defer(() => {
+    new Observable<ChatCompletionChunk>((subscriber) => {
+      // The subscriber is passed on as it is (no `defer` + `finalize` hops per chunk); its teardown counts the
+      // request out. A throw here errors the subscriber.
       if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
       const body = toCompletionRequest(request, model, requestLimits);
       inFlight++;
-      const upstream = requestCompletion(body, {
-        baseUrl,
-        dispatcher,
-        secrets,
-        ...(apiKey === undefined ? {} : { apiKey }),
-        ...(config.headers === undefined ? {} : { headers: config.headers }),
-        ...(options.demand === undefined ? {} : { demand: options.demand }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
+      subscriber.add(() => {
+        if (--inFlight === 0) drained?.();
       });
-      return withConnectionSlot(upstream, slots, {
-        connections,
-        waitMs: connectionWaitMs,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }).pipe(
-        parseSse(),
-        // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
-        // before its usage says so (usage_missing) instead of silently lacking it.
-        decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
-        chunkTimeouts<ChatCompletionChunk>({
-          firstChunk: timeouts.firstChunk,
-          idle: timeouts.idle,
-          ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
-          ...(options.demand === undefined ? {} : { demand: options.demand }),
-        }),
-        finalize(() => {
-          if (--inFlight === 0) drained?.();
-        }),
-      );
+      pipelineOf(options, body).subscribe(subscriber);
     });
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
   const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> =>

@@ -163,7 +163,10 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const admit = (req: IncomingMessage, res: ServerResponse): void => {
     const release = limiter.tryAcquire(clientKey(req));
     if (release === undefined) {
-      throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
+      throw new CapacityError(
+        'concurrency_limit',
+        `this client already has ${maxPerClient} requests running; retry when one has ended`,
+      );
     }
     res.once('close', release);
   };
@@ -179,7 +182,12 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   };
 
   /** Serves one request: `read` resolves with the valid request or rejects with the error to send. */
-  const serve = (wire: ChatWireFormat, req: IncomingMessage, res: ServerResponse, read: () => Promise<ChatRequest> | ChatRequest): Promise<WriteOutcome> => {
+  const serve = (
+    wire: ChatWireFormat,
+    req: IncomingMessage,
+    res: ServerResponse,
+    read: () => Promise<ChatRequest> | ChatRequest,
+  ): Promise<WriteOutcome> => {
     const started = performance.now();
     const { endpoint, send, call } = CHAT_WIRES[wire];
     const demand = createDemandGate();

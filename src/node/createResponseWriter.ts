@@ -57,7 +57,11 @@ export interface ResponseWriter<T> {
  * @param config - Abort signal, secrets, heartbeat, hooks.
  * @returns The writer; call `start(source)` once.
  */
-export function createResponseWriter<T>(format: WireFormat<T>, sink: ResponseSink, config: ResponseWriterConfig): ResponseWriter<T> {
+export function createResponseWriter<T>(
+  format: WireFormat<T>,
+  sink: ResponseSink,
+  config: ResponseWriterConfig,
+): ResponseWriter<T> {
   const { signal, secrets = [], heartbeatMs = 15_000, onValue, name, onSettle } = config;
   const started = performance.now();
   const streaming = format.streaming;
@@ -127,7 +131,8 @@ export function createResponseWriter<T>(format: WireFormat<T>, sink: ResponseSin
   const complete = (): void => {
     if (done) return;
     if (!streaming) {
-      if (pending === undefined) return fail(new ConfigError(`${name} expects a Mono (exactly one value); the source completed empty.`));
+      if (pending === undefined)
+        return fail(new ConfigError(`${name} expects a Mono (exactly one value); the source completed empty.`));
       let text: string;
       try {
         text = encode(pending.value);
@@ -160,7 +165,8 @@ export function createResponseWriter<T>(format: WireFormat<T>, sink: ResponseSin
     } catch (error) {
       return fail(error);
     }
-    if (pending !== undefined) return fail(new ConfigError(`${name} expects a Mono (exactly one value); the source emitted a second value.`));
+    if (pending !== undefined)
+      return fail(new ConfigError(`${name} expects a Mono (exactly one value); the source emitted a second value.`));
     pending = { value };
   };
 

@@ -60,13 +60,28 @@ export async function readJsonBody(
   const length = Number(req.headers['content-length']);
   if (max !== null && length > max) {
     // At once, as body-parser's own error: it would read (dump) the whole body before refusing it.
-    throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit: max, length });
+    throw Object.assign(new Error('request entity too large'), {
+      type: 'entity.too.large',
+      status: 413,
+      limit: max,
+      length,
+    });
   }
   const parse = parserFor(limit);
   await new Promise<void>((resolve, reject) => {
     const timer =
       timeoutMs > 0
-        ? setTimeout(() => reject(Object.assign(new Error(`request body not received within ${timeoutMs} ms`), { type: 'request.timeout', status: 408, timeoutMs })), timeoutMs)
+        ? setTimeout(
+            () =>
+              reject(
+                Object.assign(new Error(`request body not received within ${timeoutMs} ms`), {
+                  type: 'request.timeout',
+                  status: 408,
+                  timeoutMs,
+                }),
+              ),
+            timeoutMs,
+          )
         : undefined;
     parse(req, res, (error?: unknown) => {
       clearTimeout(timer);

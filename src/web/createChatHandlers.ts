@@ -78,33 +78,38 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
   };
 
-  const handler = (wire: ChatWireFormat): WebHandler => (request) => {
-    const { call } = CHAT_WIRES[wire];
-    const demand = createDemandGate();
-    let release: (() => void) | undefined;
-    const source = new Observable<unknown>((subscriber) => {
-      const answer = async (): Promise<void> => {
-        authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
-        release = limiter.tryAcquire(clientKey(request));
-        if (release === undefined) {
-          throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
-        }
-        const chatRequest = wire === 'sse' && request.method === 'GET' ? readQuery(request) : await readPost(request);
-        if (subscriber.closed) return;
-        VALIDATED_CHAT_REQUESTS.add(chatRequest);
-        subscriber.add(call(client, chatRequest, { demand }).subscribe(subscriber));
-      };
-      answer().catch((error: unknown) => subscriber.error(error));
-    });
-    const signals = [config.signal].filter((signal) => signal !== undefined);
-    return toResponse(source, wire, {
-      demand,
-      secrets,
-      requestSignal: request.signal,
-      ...(signals.length === 0 ? {} : { signal: signals[0] }),
-      ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
-      onEnd: () => release?.(),
-    });
-  };
+  const handler =
+    (wire: ChatWireFormat): WebHandler =>
+    (request) => {
+      const { call } = CHAT_WIRES[wire];
+      const demand = createDemandGate();
+      let release: (() => void) | undefined;
+      const source = new Observable<unknown>((subscriber) => {
+        const answer = async (): Promise<void> => {
+          authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
+          release = limiter.tryAcquire(clientKey(request));
+          if (release === undefined) {
+            throw new CapacityError(
+              'concurrency_limit',
+              `this client already has ${maxPerClient} requests running; retry when one has ended`,
+            );
+          }
+          const chatRequest = wire === 'sse' && request.method === 'GET' ? readQuery(request) : await readPost(request);
+          if (subscriber.closed) return;
+          VALIDATED_CHAT_REQUESTS.add(chatRequest);
+          subscriber.add(call(client, chatRequest, { demand }).subscribe(subscriber));
+        };
+        answer().catch((error: unknown) => subscriber.error(error));
+      });
+      const signals = [config.signal].filter((signal) => signal !== undefined);
+      return toResponse(source, wire, {
+        demand,
+        secrets,
+        requestSignal: request.signal,
+        ...(signals.length === 0 ? {} : { signal: signals[0] }),
+        ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+        onEnd: () => release?.(),
+      });
+    };
   return { json: handler('json'), stream: handler('ndjson'), sse: handler('sse') };
 }

@@ -4,7 +4,11 @@ import bytes from 'bytes';
 const parserError = (type: string, message: string, cause?: unknown): Error =>
   Object.assign(new Error(message, cause === undefined ? undefined : { cause }), { type });
 
-const DECOMPRESSED: Readonly<Record<string, CompressionFormat>> = { gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate' };
+const DECOMPRESSED: Readonly<Record<string, CompressionFormat>> = {
+  gzip: 'gzip',
+  'x-gzip': 'gzip',
+  deflate: 'deflate',
+};
 
 /**
  * A web `Request`'s JSON body, read once under `limit`, with body-parser's rules (what `express.json()` and the node
@@ -22,9 +26,11 @@ export async function readRequestJson(request: Request, limit: number | string):
   const length = Number(request.headers.get('content-length') ?? Number.NaN);
   if (length > max) throw parserError('entity.too.large', 'request entity too large');
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers.get('content-type') ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw parserError('charset.unsupported', `unsupported charset "${charset}"`);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+    throw parserError('charset.unsupported', `unsupported charset "${charset}"`);
   const encoding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
-  if (encoding !== 'identity' && DECOMPRESSED[encoding] === undefined) throw parserError('encoding.unsupported', `unsupported content encoding "${encoding}"`);
+  if (encoding !== 'identity' && DECOMPRESSED[encoding] === undefined)
+    throw parserError('encoding.unsupported', `unsupported content encoding "${encoding}"`);
   let text = '';
   if (request.body !== null) {
     const format = DECOMPRESSED[encoding];
@@ -46,11 +52,18 @@ export async function readRequestJson(request: Request, limit: number | string):
       text += decoder.decode();
     } catch (error) {
       if ((error as { type?: unknown } | null)?.type !== undefined) throw error;
-      throw parserError(error instanceof TypeError && /encoded data|decode/i.test(error.message) ? 'entity.parse.failed' : 'request.aborted', 'the request body could not be read', error);
+      throw parserError(
+        error instanceof TypeError && /encoded data|decode/i.test(error.message)
+          ? 'entity.parse.failed'
+          : 'request.aborted',
+        'the request body could not be read',
+        error,
+      );
     }
   }
   if (text.trim() === '') return {};
-  if (!/^[\s\uFEFF]*[[{]/.test(text)) throw parserError('entity.parse.failed', 'the body is neither a JSON object nor an array');
+  if (!/^[\s\uFEFF]*[[{]/.test(text))
+    throw parserError('entity.parse.failed', 'the body is neither a JSON object nor an array');
   try {
     return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
   } catch (error) {

@@ -41,7 +41,11 @@ const HIGH_WATER_MARK = 16 * 1024;
  * @param config - Demand gate, abort signal, secrets, heartbeat interval, callbacks.
  * @returns The response, once its status is known (never rejects).
  */
-export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | WireFormat<T>, config: ToResponseConfig = {}): Promise<Response> {
+export function toResponse<T>(
+  source: Observable<T>,
+  wire: ChatWireFormat | WireFormat<T>,
+  config: ToResponseConfig = {},
+): Promise<Response> {
   const format = (typeof wire === 'string' ? CHAT_WIRES[wire].format : wire) as WireFormat<T>;
   const { demand, requestSignal, onEnd } = config;
   const encoder = new TextEncoder();
@@ -64,7 +68,8 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
       if ((body.desiredSize ?? 1) <= 0 && demand?.isOpen === true) demand.pause();
     };
     const close = (): void => {
-      if (body === undefined) early.push(new Uint8Array(0)); // marks the end for start()
+      if (body === undefined)
+        early.push(new Uint8Array(0)); // marks the end for start()
       else body.close();
     };
     const sink: ResponseSink = {
