@@ -38,6 +38,8 @@ export interface StartGatewayOptions {
   log?: (entry: ChatRequestLog) => void;
   /** Merged into the chat client's config (e.g. `headers` for an emulator scenario in tests). */
   client?: Partial<ChatClientConfig>;
+  /** Headers set on every response (a clustered worker names itself: `X-Chatflux-Worker: <pid>`). */
+  responseHeaders?: Readonly<Record<string, string>>;
 }
 
 const PAGE_PATH = join(__dirname, 'public', 'index.html');
@@ -124,6 +126,12 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
 
   // Not app.listen: Express 5 calls its callback with a listen error too, as if listening.
   const server = createServer(app);
+  const { responseHeaders } = options;
+  if (responseHeaders !== undefined) {
+    server.prependListener('request', (_req, res) => {
+      for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+    });
+  }
   const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await client.close();
     await emulator?.close();
