@@ -71,13 +71,8 @@ export function toOutputChunks(
         createOperatorSubscriber<ChatCompletionChunk>(
           subscriber,
           (chunk) => {
-            const step = state.push(chunk);
-            if (step === undefined) return;
-            const message: OutputMessage = { role: 'assistant', content: step.content };
-            if (step.reasoning !== '') message.reasoning_content = step.reasoning;
-            if (step.refusal !== '') message.refusal = step.refusal;
-            if (step.toolCalls !== undefined) message.tool_calls = step.toolCalls;
-            subscriber.next({ message, done: false, index: index++ });
+            const message = state.push(chunk);
+            if (message !== undefined) subscriber.next({ message, done: false, index: index++ });
           },
           () => {
             const toolCalls = state.finish();
