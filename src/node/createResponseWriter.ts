@@ -1,4 +1,4 @@
-import { Subscription, type Observable } from 'rxjs';
+import { Subscription, type Observable, type TeardownLogic } from 'rxjs';
 import { ConfigError, ShutdownError } from '../core/errors.js';
 import { toErrorResponse } from '../core/toErrorResponse.js';
 import type { WireFormat } from '../wire/WireFormat.js';
@@ -27,6 +27,13 @@ export interface ResponseWriter<T> {
   start(source: Observable<T>): void;
   /** The client went away: settles `disconnected` (status 200 once committed, else 0) and unsubscribes. */
   gone(): void;
+  /**
+   * Gives the response up without writing anything more (the sink ends it as it must, e.g. a stalled client's socket
+   * destroyed): settles `failed` with `error` (status 200 once committed, else 0) and unsubscribes.
+   */
+  abandon(error: unknown): void;
+  /** Ties a teardown (a listener's removal, a deadline's subscription) to the response: run when it settles. */
+  add(teardown: TeardownLogic): void;
   /** Whether the 200 (or an error status) has been sent. */
   readonly committed: boolean;
   /** Whether the outcome is settled. */
@@ -181,6 +188,12 @@ export function createResponseWriter<T>(
     },
     gone() {
       settle('disconnected', committed ? 200 : 0);
+    },
+    abandon(error) {
+      settle('failed', committed ? 200 : 0, error);
+    },
+    add(teardown) {
+      subscription.add(teardown);
     },
     get committed() {
       return committed;
