@@ -11,8 +11,5 @@ import { matchesBearerKey } from './matchesBearerKey.js';
  */
 export function authorizeBearer(authorization: string | undefined, keys: readonly string[]): void {
   if (keys.length === 0 || matchesBearerKey(authorization, keys)) return;
-  throw new RequestError(
-    'unauthorized',
-    'missing or invalid API key (send it in the Authorization header, scheme Bearer)',
-  );
+  throw new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)');
 }

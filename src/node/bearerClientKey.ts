@@ -9,7 +9,5 @@ import { createHash } from 'node:crypto';
  */
 export function bearerClientKey(authorization: string | undefined): string | undefined {
   const token = /^Bearer[ \t]+(\S+)/i.exec(authorization ?? '')?.[1];
-  return token === undefined
-    ? undefined
-    : `key:${createHash('sha256').update(token, 'utf8').digest('base64url').slice(0, 22)}`;
+  return token === undefined ? undefined : `key:${createHash('sha256').update(token, 'utf8').digest('base64url').slice(0, 22)}`;
 }

@@ -24,15 +24,10 @@ export function readChatQuery(
 ): ChatRequest {
   if (q === undefined) {
     if (demo !== undefined) return parseChatRequest(demo, model, parseConfig);
-    throw new RequestError(
-      'invalid_request',
-      'GET /chat/sse needs the request as URL-encoded JSON in the `q` query parameter',
-    );
+    throw new RequestError('invalid_request', 'GET /chat/sse needs the request as URL-encoded JSON in the `q` query parameter');
   }
-  if (typeof q !== 'string')
-    throw new RequestError('invalid_request', 'give the `q` query parameter once, as URL-encoded JSON');
-  if (q.length > limit)
-    throw new RequestError('payload_too_large', `the \`q\` query parameter is longer than ${limit} characters`);
+  if (typeof q !== 'string') throw new RequestError('invalid_request', 'give the `q` query parameter once, as URL-encoded JSON');
+  if (q.length > limit) throw new RequestError('payload_too_large', `the \`q\` query parameter is longer than ${limit} characters`);
   let body: unknown;
   try {
     body = JSON.parse(q);

@@ -30,10 +30,6 @@ export type SendNdjsonConfig = Omit<WriteResponseConfig, 'heartbeatMs'>;
  * @param config - Demand gate, abort signal, secrets to redact.
  * @returns A promise of the {@link WriteOutcome}, settled when the response ended; it never rejects.
  */
-export function sendNdjson<T>(
-  res: ServerResponse,
-  flux: Flux<T>,
-  config: SendNdjsonConfig = {},
-): Promise<WriteOutcome> {
+export function sendNdjson<T>(res: ServerResponse, flux: Flux<T>, config: SendNdjsonConfig = {}): Promise<WriteOutcome> {
   return writeResponse(res, flux, NDJSON_WIRE as WireFormat<T>, config);
 }

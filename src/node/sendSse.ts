@@ -33,10 +33,6 @@ export type SendSseConfig = WriteResponseConfig;
  * @param config - Demand gate, abort signal, secrets to redact, heartbeat interval.
  * @returns A promise of the {@link WriteOutcome}, settled when the response ended; it never rejects.
  */
-export function sendSse<T>(
-  res: ServerResponse,
-  flux: Flux<T | ServerSentEvent<T>>,
-  config: SendSseConfig = {},
-): Promise<WriteOutcome> {
+export function sendSse<T>(res: ServerResponse, flux: Flux<T | ServerSentEvent<T>>, config: SendSseConfig = {}): Promise<WriteOutcome> {
   return writeResponse(res, flux, SSE_WIRE, config);
 }

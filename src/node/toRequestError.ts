@@ -18,31 +18,15 @@ export function toRequestError(error: unknown, limit: number | string): RequestE
   const type = typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined;
   switch (type) {
     case 'entity.too.large':
-      return new RequestError(
-        'payload_too_large',
-        `the request body is larger than the limit of ${String(limit)} bytes`,
-        { cause: error },
-      );
+      return new RequestError('payload_too_large', `the request body is larger than the limit of ${String(limit)} bytes`, { cause: error });
     case 'entity.parse.failed':
       return new RequestError('invalid_request', 'the request body is not valid JSON', { cause: error });
     case 'encoding.unsupported':
-      return new RequestError(
-        'unsupported_media_type',
-        `the request's Content-Encoding is not supported: send ${ENCODINGS}`,
-        { cause: error },
-      );
+      return new RequestError('unsupported_media_type', `the request's Content-Encoding is not supported: send ${ENCODINGS}`, { cause: error });
     case 'charset.unsupported':
-      return new RequestError(
-        'unsupported_media_type',
-        'the request body must be UTF-8 JSON (Content-Type: application/json)',
-        { cause: error },
-      );
+      return new RequestError('unsupported_media_type', 'the request body must be UTF-8 JSON (Content-Type: application/json)', { cause: error });
     case 'request.timeout':
-      return new RequestError(
-        'request_timeout',
-        `the request body did not arrive within ${String((error as { timeoutMs?: unknown }).timeoutMs)} ms`,
-        { cause: error },
-      );
+      return new RequestError('request_timeout', `the request body did not arrive within ${String((error as { timeoutMs?: unknown }).timeoutMs)} ms`, { cause: error });
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
@@ -50,11 +34,7 @@ export function toRequestError(error: unknown, limit: number | string): RequestE
       return new RequestError('invalid_request', 'the request body could not be read', { cause: error });
     default:
       return isDecodingError(error)
-        ? new RequestError(
-            'invalid_request',
-            `the request body does not decode as its Content-Encoding says: send ${ENCODINGS}`,
-            { cause: error },
-          )
+        ? new RequestError('invalid_request', `the request body does not decode as its Content-Encoding says: send ${ENCODINGS}`, { cause: error })
         : undefined;
   }
 }
@@ -63,7 +43,5 @@ export function toRequestError(error: unknown, limit: number | string): RequestE
 function isDecodingError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { status, code, errno } = error as { status?: unknown; code?: unknown; errno?: unknown };
-  return (
-    status === 400 && typeof code === 'string' && (/^Z_/.test(code) || /^ERR_/.test(code)) && typeof errno === 'number'
-  );
+  return status === 400 && typeof code === 'string' && (/^Z_/.test(code) || /^ERR_/.test(code)) && typeof errno === 'number';
 }

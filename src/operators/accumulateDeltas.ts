@@ -64,9 +64,7 @@ export interface AccumulateDeltasConfig {
  * @returns An operator from `ChatCompletionChunk`s to `ChatCompletion` snapshots, one per chunk.
  * @throws ConfigError when `config.maxAnswerChars` is not a non-negative integer.
  */
-export function accumulateDeltas(
-  config: AccumulateDeltasConfig = {},
-): OperatorFunction<ChatCompletionChunk, ChatCompletion> {
+export function accumulateDeltas(config: AccumulateDeltasConfig = {}): OperatorFunction<ChatCompletionChunk, ChatCompletion> {
   const maxAnswerChars = config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
   createAnswerSizeLimit(maxAnswerChars, 'accumulateDeltas'); // a wrong cap is a ConfigError now
   return (source) =>

@@ -23,9 +23,7 @@ const NONE: readonly AssembledToolCall[] = Object.freeze([]);
 
 /** An issue's path as `a.0.b` (Standard Schema path segments are keys or `{ key }` objects). */
 const pathOf = (issue: StandardSchemaV1.Issue): string =>
-  (issue.path ?? [])
-    .map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment))
-    .join('.');
+  (issue.path ?? []).map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment)).join('.');
 
 /**
  * Creates a {@link ToolCallAssembler}. Completeness is decided by the stream, never by the arguments happening to
@@ -65,24 +63,16 @@ export function createToolCallAssembler(config: AssembleToolCallsConfig = {}): T
     }
     const result = schema['~standard'].validate(json);
     if (result instanceof Promise) {
-      throw new ToolCallError(
-        name,
-        `the schema of "${name}" validates asynchronously, which assembleToolCalls cannot wait for: use a synchronous schema (no async refinements).`,
-        {
-          toolCallId: id,
-        },
-      );
+      throw new ToolCallError(name, `the schema of "${name}" validates asynchronously, which assembleToolCalls cannot wait for: use a synchronous schema (no async refinements).`, {
+        toolCallId: id,
+      });
     }
     if (result.issues !== undefined) {
       const issues = result.issues.map((issue) => `${pathOf(issue) || '(root)'}: ${issue.message}`).join('; ');
-      throw new ToolCallError(
-        name,
-        `the arguments of tool call "${id}" to "${name}" fail its schema: ${truncate(issues, 300)}`,
-        {
-          cause: result.issues,
-          toolCallId: id,
-        },
-      );
+      throw new ToolCallError(name, `the arguments of tool call "${id}" to "${name}" fail its schema: ${truncate(issues, 300)}`, {
+        cause: result.issues,
+        toolCallId: id,
+      });
     }
     return Object.freeze({ ...base, parsedArguments: result.value });
   };

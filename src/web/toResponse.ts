@@ -29,7 +29,9 @@ const HIGH_WATER_MARK = 16 * 1024;
  * 4. Cancelling the body, or `requestSignal` aborting (the client went away), unsubscribes from the source, which
  *    aborts the upstream request.
  * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the queue is full).
- * 6. `config.signal` aborting ends the response with its reason (a `ShutdownError` by default).
+ * 6. The demand gate's write stall deadline (`createDemandGate({ stallTimeoutMs })`) errors the body of a client that
+ *    has not pulled that long (the platform drops its connection) and unsubscribes (the upstream is aborted).
+ * 7. `config.signal` aborting ends the response with its reason (a `ShutdownError` by default).
  *
  * ## Example (Hono)
  * ```ts
@@ -134,6 +136,13 @@ export function toResponse<T>(
       writer.gone();
     };
 
+    // The write stall deadline (the gate's `stallTimeoutMs`): the body errors (the platform drops the connection), the upstream is released.
+    writer.add(
+      demand?.onStall?.((error) => {
+        body?.error(error);
+        writer.abandon(error); // only after the commit: the gate closes on a full body
+      }),
+    );
     if (requestSignal?.aborted) return onGone();
     requestSignal?.addEventListener('abort', onGone, { once: true });
     writer.start(source);
