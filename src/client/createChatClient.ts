@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { defer, finalize, map, type Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
 import { createConnectionSlots } from './createConnectionSlots.js';
@@ -152,7 +152,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   const connections = config.connections ?? 128;
   const connectionWaitMs = config.connectionWaitMs ?? 10_000;
   if (!Number.isInteger(connections) || connections < 1) {
-    throw new ConfigError(`createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for 128.`);
+    throw new ConfigError(
+      `createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for 128.`,
+    );
   }
   if (!(connectionWaitMs >= 0)) {
     throw new ConfigError(
@@ -193,43 +195,53 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   const traced = <T>(request: ChatClientRequest, stream: boolean, run: (call: CompletionCall | undefined) => Observable<T>): Observable<T> =>
     traceCall(telemetry, () => ({ providerName: genAiProviderName(provider), model: request.model ?? model, baseUrl, request, stream }), run);
 
+  const pipelineOf = (
+    options: ChatCallOptions,
+    body: ReturnType<typeof toCompletionRequest>,
+    call: CompletionCall | undefined,
+  ): Observable<ChatCompletionChunk> => {
+    const traceHeaders = call?.headers();
+    const headers = traceHeaders === undefined ? config.headers : { ...config.headers, ...traceHeaders };
+    const upstream = requestCompletion(body, {
+      baseUrl,
+      dispatcher,
+      secrets,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(headers === undefined ? {} : { headers }),
+      ...(options.demand === undefined ? {} : { demand: options.demand }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
+    });
+    return withConnectionSlot(upstream, slots, {
+      connections,
+      waitMs: connectionWaitMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }).pipe(
+      parseSse(),
+      // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
+      // before its usage says so (usage_missing) instead of silently lacking it.
+      decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
+      chunkTimeouts<ChatCompletionChunk>({
+        firstChunk: timeouts.firstChunk,
+        idle: timeouts.idle,
+        ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
+        ...(options.demand === undefined ? {} : { demand: options.demand }),
+      }),
+      // Telemetry's view of each attempt (no operator at all when no provider records).
+      watchAttempt(call),
+    );
+  };
   const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}, call?: CompletionCall): Observable<ChatCompletionChunk> =>
-    defer(() => {
+    new Observable<ChatCompletionChunk>((subscriber) => {
+      // The subscriber is passed on as it is (no `defer` + `finalize` hops per chunk); its teardown counts the
+      // request out. A throw here errors the subscriber.
       if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
       const body = toCompletionRequest(request, model, requestLimits);
       inFlight++;
-      const traceHeaders = call?.headers();
-      const headers = traceHeaders === undefined ? config.headers : { ...config.headers, ...traceHeaders };
-      const upstream = requestCompletion(body, {
-        baseUrl,
-        dispatcher,
-        secrets,
-        ...(apiKey === undefined ? {} : { apiKey }),
-        ...(headers === undefined ? {} : { headers }),
-        ...(options.demand === undefined ? {} : { demand: options.demand }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
+      subscriber.add(() => {
+        if (--inFlight === 0) drained?.();
       });
-      return withConnectionSlot(upstream, slots, {
-        connections,
-        waitMs: connectionWaitMs,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }).pipe(
-        parseSse(),
-        // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
-        // before its usage says so (usage_missing) instead of silently lacking it.
-        decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
-        chunkTimeouts<ChatCompletionChunk>({
-          firstChunk: timeouts.firstChunk,
-          idle: timeouts.idle,
-          ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
-          ...(options.demand === undefined ? {} : { demand: options.demand }),
-        }),
-        watchAttempt(call),
-        finalize(() => {
-          if (--inFlight === 0) drained?.();
-        }),
-      );
+      pipelineOf(options, body, call).subscribe(subscriber);
     });
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
   const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> =>

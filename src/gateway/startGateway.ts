@@ -49,6 +49,8 @@ export interface StartGatewayOptions {
   logStream?: DestinationStream;
   /** Receives every route attempt and circuit-breaker transition of `config.routes` (for metrics). */
   onRouteEvent?: (event: ChatRouteEvent) => void;
+  /** Headers set on every response (a clustered worker names itself: `X-Chatflux-Worker: <pid>`). */
+  responseHeaders?: Readonly<Record<string, string>>;
 }
 
 const PAGE_PATH = join(__dirname, 'public', 'index.html');
@@ -162,6 +164,12 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
 
   // Not app.listen: Express 5 calls its callback with a listen error too, as if listening.
   const server = createServer(app);
+  const { responseHeaders } = options;
+  if (responseHeaders !== undefined) {
+    server.prependListener('request', (_req, res) => {
+      for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+    });
+  }
   const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await client.close();
     await emulator?.close();
