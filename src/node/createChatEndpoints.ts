@@ -2,10 +2,10 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bytes from 'bytes';
 import typeIs from 'type-is';
-import { Observable } from 'rxjs';
+import { defer, Observable, of } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { CapacityError, ShutdownError } from '../core/errors.js';
+import { CapacityError, RequestError, ShutdownError } from '../core/errors.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
@@ -59,6 +59,11 @@ export interface ChatEndpointsConfig {
   heartbeatMs?: number;
   /** The request `GET /chat/sse` serves when it has no `q`; absent: 400. */
   demoRequest?: ChatRequest;
+  /**
+   * More model names `GET /v1/models` lists (a gateway's routes), besides the default `model`, the client's and the
+   * request policy's `allowedModels`.
+   */
+  models?: readonly string[];
   /** Receives one entry per request. */
   log?: (entry: ChatRequestLog) => void;
   /** The longest string field of a log entry (model, error message, …), in characters; longer is cut. Default 1024. */
@@ -107,6 +112,26 @@ export interface ChatEndpoints {
    * @returns The writer's outcome (never rejects).
    */
   query(req: IncomingMessage, res: ServerResponse, q: unknown): Promise<WriteOutcome>;
+  /**
+   * Serves OpenAI's `POST /v1/chat/completions`: the checks of `post` (401, 429, 415, 413, 400, and 400 for `n` > 1),
+   * then `"stream": true` is served on the `openai-sse` wire (`chat.completion.chunk`s, `data: [DONE]`), anything
+   * else on the `openai` wire (one `chat.completion`); every refusal is OpenAI's error body with its status.
+   *
+   * @param req - The node request (its body is read here unless a parser read it already).
+   * @param res - The node response, untouched so far.
+   * @param platform - What a platform's own body parser made of the body (see `readJsonBody`).
+   * @returns The writer's outcome (never rejects).
+   */
+  completions(req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
+  /**
+   * Serves OpenAI's `GET /v1/models`: key (401), then `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`
+   * listing the default model, the client's, the request policy's `allowedModels` and `config.models`.
+   *
+   * @param req - The node request.
+   * @param res - The node response, untouched so far.
+   * @returns The writer's outcome (never rejects).
+   */
+  models(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
 }
 
 const usageOf = (value: unknown): Usage | undefined => {
@@ -178,9 +203,18 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
   };
 
-  /** Serves one request: `read` resolves with the valid request or rejects with the error to send. */
-  const serve = (wire: ChatWireFormat, req: IncomingMessage, res: ServerResponse, read: () => Promise<ChatRequest> | ChatRequest): Promise<WriteOutcome> => {
-    const started = performance.now();
+  /**
+   * Serves one request: `read` resolves with the valid request or rejects with the error to send. `started`: when the
+   * request came (OpenAI's endpoint reads its body before it knows its wire); `track`: count it in the shutdown here.
+   */
+  const serve = (
+    wire: ChatWireFormat,
+    req: IncomingMessage,
+    res: ServerResponse,
+    read: () => Promise<ChatRequest> | ChatRequest,
+    started = performance.now(),
+    track = true,
+  ): Promise<WriteOutcome> => {
     const { endpoint, send, call } = CHAT_WIRES[wire];
     const demand = createDemandGate();
     const draining = shutdown?.isDraining === true;
@@ -228,23 +262,53 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         log(capLogEntry(entry, maxLogFieldChars));
       });
     }
-    return shutdown === undefined ? written : shutdown.track(written);
+    return shutdown === undefined || !track ? written : shutdown.track(written);
   };
+  /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
+  const readPost = async (req: IncomingMessage, res: ServerResponse, platform: PlatformBody | undefined): Promise<ChatRequest> => {
+    authorizeBearer(req.headers.authorization, keys);
+    admit(req, res);
+    assertJsonContentType(req.headers['content-type'], typeIs.hasBody(req));
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, res, bodyLimit, platform, bodyTimeoutMs);
+    } catch (error) {
+      throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
+    }
+    return parseChatRequest(body, config.model, parseConfig);
+  };
+  const modelList = [...new Set([config.model, client.model, ...(config.requestPolicy?.allowedModels ?? []), ...(config.models ?? [])])].filter(
+    (id): id is string => id !== undefined && id !== '',
+  );
 
   return {
-    post: (wire, req, res, platform) =>
-      serve(wire, req, res, async () => {
-        authorizeBearer(req.headers.authorization, keys);
-        admit(req, res);
-        assertJsonContentType(req.headers['content-type'], typeIs.hasBody(req));
-        let body: unknown;
-        try {
-          body = await readJsonBody(req, res, bodyLimit, platform, bodyTimeoutMs);
-        } catch (error) {
-          throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
+    post: (wire, req, res, platform) => serve(wire, req, res, () => readPost(req, res, platform)),
+    completions: (req, res, platform) => {
+      const started = performance.now();
+      // The wire depends on the body's `stream`: the checks run first, then the request (or its refusal, in OpenAI's
+      // error body) is served by the wire's writer, as `post` serves it.
+      const checked = (async () => {
+        if (shutdown?.isDraining === true) throw new ShutdownError();
+        const request = await readPost(req, res, platform);
+        if (request.n != null && request.n > 1) {
+          throw new RequestError('invalid_request', `n: this endpoint answers one choice, got n = ${request.n}; send n: 1 or leave it out`);
         }
-        return parseChatRequest(body, config.model, parseConfig);
-      }),
+        return request;
+      })();
+      const written = checked.then(
+        (request) => serve(request.stream === true ? 'openai-sse' : 'openai', req, res, () => request, started, false),
+        (error: unknown) => serve('openai', req, res, () => Promise.reject(error), started, false),
+      );
+      return shutdown === undefined ? written : shutdown.track(written);
+    },
+    models: (req, res) => {
+      const list = defer(() => {
+        authorizeBearer(req.headers.authorization, keys);
+        const owner = client.provider;
+        return of({ object: 'list', data: modelList.map((id) => ({ id, object: 'model', created: 0, owned_by: owner })) });
+      });
+      return CHAT_WIRES.openai.send(res, list, writeConfig);
+    },
     query: (req, res, q) =>
       serve('sse', req, res, () => {
         authorizeBearer(req.headers.authorization, keys);

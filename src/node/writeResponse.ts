@@ -141,13 +141,15 @@ export function writeResponse<T>(
     const fail = (error: unknown): void => {
       if (done) return;
       const { status, body, retryAfterSeconds } = toErrorResponse(error, { secrets });
-      const text = format.encodeError(body);
+      let text = format.encodeError(body);
       if (committed || res.headersSent) {
         bytes += Buffer.byteLength(text);
         res.end(takeQueued() + text);
         return settle('failed', 200, error);
       }
-      const headers: Record<string, string | number> = { ...format.headers, 'Content-Length': Buffer.byteLength(text) };
+      const before = format.errorResponse;
+      if (before !== undefined) text = before.encodeError(body);
+      const headers: Record<string, string | number> = { ...(before ?? format).headers, 'Content-Length': Buffer.byteLength(text) };
       if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
       if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
       bytes += Buffer.byteLength(text);

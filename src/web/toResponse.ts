@@ -134,8 +134,9 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
         close();
         return settle('failed', 200, error);
       }
-      const encoded = encoder.encode(text);
-      const headers: Record<string, string> = { ...format.headers, 'Content-Length': String(encoded.byteLength) };
+      const before = format.errorResponse; // a format whose early errors differ (OpenAI's stream: JSON)
+      const encoded = encoder.encode(before === undefined ? text : before.encodeError(errorBody));
+      const headers: Record<string, string> = { ...(before ?? format).headers, 'Content-Length': String(encoded.byteLength) };
       if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
       if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
       bytes += encoded.byteLength;
