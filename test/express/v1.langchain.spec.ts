@@ -80,8 +80,8 @@ describe('POST /v1/chat/completions with LangChain ChatOpenAI', () => {
       gateway.emulator.setScenario('pace=20');
       const controller = new AbortController();
       const model = modelFor(gateway, 'kimi-k2-0905-preview');
-      const stream = await model.stream(messages, { signal: controller.signal });
-      const upstream = await gateway.emulator.waitForRequest((request) => request.scenario.paceMs === 20 && !request.completed);
+      const stream = await model.stream([{ role: 'user', content: 'abort me' }], { signal: controller.signal });
+      const upstream = await gateway.emulator.waitForRequest((request) => String(JSON.stringify(request.body)).includes('abort me'));
       let pieces = 0;
       await expect(
         (async () => {

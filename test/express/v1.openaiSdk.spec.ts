@@ -138,8 +138,8 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
     it('an abort in the client closes the upstream request', async () => {
       gateway.emulator.setScenario('pace=20');
       const controller = new AbortController();
-      const stream = await openai.chat.completions.create({ ...ask, stream: true }, { signal: controller.signal });
-      const upstream = await gateway.emulator.waitForRequest((request) => request.scenario.paceMs === 20 && !request.completed);
+      const stream = await openai.chat.completions.create({ ...ask, messages: [{ role: 'user', content: 'abort me' }], stream: true }, { signal: controller.signal });
+      const upstream = await gateway.emulator.waitForRequest((request) => String(JSON.stringify(request.body)).includes('abort me'));
       let pieces = 0;
       // The SDK ends its iteration quietly on an abort (or throws an APIUserAbortError): either way the upstream closes.
       await (async () => {

@@ -19,6 +19,11 @@ export interface OpenAiGateway {
   client: ChatClient;
   /** What `POST /chat/json` answers to `body`: the reference the clients' results are held to. */
   reference(body: Record<string, unknown>): Promise<Reference>;
+  /**
+   * What `POST /chat/json` answers to the body the upstream last received (a client's own request, as the gateway
+   * forwarded it: the emulator's answer is a function of the body, and clients shape tools their own way).
+   */
+  referenceOfLast(): Promise<Reference>;
   close(): Promise<void>;
 }
 
@@ -66,6 +71,11 @@ export async function startOpenAiGateway(dialect: EmulatorDialect, model: string
         finishReason: json.finish_reason,
         usage: json.usage && { prompt_tokens: json.usage.prompt_tokens, completion_tokens: json.usage.completion_tokens, total_tokens: json.usage.total_tokens },
       };
+    },
+    async referenceOfLast() {
+      const latest = emulator.requests.at(-1);
+      if (latest === undefined) throw new Error('the upstream received no request yet');
+      return this.reference(latest.body as Record<string, unknown>);
     },
     async close() {
       server.closeAllConnections();
