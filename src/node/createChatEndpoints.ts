@@ -5,7 +5,7 @@ import typeIs from 'type-is';
 import { defer, Observable, of } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { CapacityError, RequestError, ShutdownError } from '../core/errors.js';
+import { CapacityError, ShutdownError } from '../core/errors.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
@@ -20,7 +20,9 @@ import { capLogEntry } from './capLogEntry.js';
 import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
+import { openAiModelList } from './openAiModelList.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
+import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { readChatQuery } from './readChatQuery.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
@@ -277,9 +279,6 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     }
     return parseChatRequest(body, config.model, parseConfig);
   };
-  const modelList = [...new Set([config.model, client.model, ...(config.requestPolicy?.allowedModels ?? []), ...(config.models ?? [])])].filter(
-    (id): id is string => id !== undefined && id !== '',
-  );
 
   return {
     post: (wire, req, res, platform) => serve(wire, req, res, () => readPost(req, res, platform)),
@@ -289,11 +288,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       // error body) is served by the wire's writer, as `post` serves it.
       const checked = (async () => {
         if (shutdown?.isDraining === true) throw new ShutdownError();
-        const request = await readPost(req, res, platform);
-        if (request.n != null && request.n > 1) {
-          throw new RequestError('invalid_request', `n: this endpoint answers one choice, got n = ${request.n}; send n: 1 or leave it out`);
-        }
-        return request;
+        return assertOneChoice(await readPost(req, res, platform));
       })();
       const written = checked.then(
         (request) => serve(request.stream === true ? 'openai-sse' : 'openai', req, res, () => request, started, false),
@@ -304,8 +299,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     models: (req, res) => {
       const list = defer(() => {
         authorizeBearer(req.headers.authorization, keys);
-        const owner = client.provider;
-        return of({ object: 'list', data: modelList.map((id) => ({ id, object: 'model', created: 0, owned_by: owner })) });
+        return of(openAiModelList(client, config));
       });
       return CHAT_WIRES.openai.send(res, list, writeConfig);
     },

@@ -59,14 +59,13 @@ export function toChatCompletionChunks(
       const deltaOf = (piece: LlmClientOutputChunk): ChunkDelta | undefined => {
         const { content, reasoning_content, refusal, tool_calls } = piece.message;
         const delta: ChunkDelta = {};
-        let any = false;
-        if (reasoning_content !== undefined && reasoning_content !== '') (delta.reasoning_content = reasoning_content), (any = true);
-        if (content !== '') (delta.content = content), (any = true);
-        if (refusal !== undefined && refusal !== '') (delta.refusal = refusal), (any = true);
+        if (reasoning_content !== undefined && reasoning_content !== '') delta.reasoning_content = reasoning_content;
+        if (content !== '') delta.content = content;
+        if (refusal !== undefined && refusal !== '') delta.refusal = refusal;
         if (tool_calls !== undefined && tool_calls.length > 0) {
           delta.tool_calls = tool_calls.map((call) => ({ index: toolIndex++, id: call.id, type: call.type, function: { name: call.function.name, arguments: call.function.arguments } }));
-          any = true;
         }
+        const any = Object.keys(delta).length > 0;
         return any ? delta : undefined;
       };
       return source.subscribe({

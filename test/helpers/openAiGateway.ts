@@ -46,7 +46,7 @@ export async function startOpenAiGateway(dialect: EmulatorDialect, model: string
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const gateway: OpenAiGateway = {
     url,
     baseURL: `${url}/v1`,
     emulator,
@@ -75,7 +75,7 @@ export async function startOpenAiGateway(dialect: EmulatorDialect, model: string
     async referenceOfLast() {
       const latest = emulator.requests.at(-1);
       if (latest === undefined) throw new Error('the upstream received no request yet');
-      return this.reference(latest.body as Record<string, unknown>);
+      return gateway.reference(latest.body as Record<string, unknown>);
     },
     async close() {
       server.closeAllConnections();
@@ -84,6 +84,7 @@ export async function startOpenAiGateway(dialect: EmulatorDialect, model: string
       await emulator.close();
     },
   };
+  return gateway;
 }
 
 /** A tool the emulated model calls when the message names it. */
