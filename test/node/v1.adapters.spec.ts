@@ -77,7 +77,7 @@ describe('/v1 through every adapter', () => {
     expect(JSON.parse(json!.text)).toMatchObject({ object: 'chat.completion', choices: [{ message: { role: 'assistant', reasoning_content: expect.any(String) } }] });
     expect(stream).toMatchObject({ status: 200, type: 'text/event-stream', cache: 'no-cache, no-transform' });
     expect(stream!.text.endsWith('data: [DONE]\n\n')).toBe(true);
-    for (const [refusal, status, type] of [[unauthorized, 401, 'authentication_error'], [malformed, 400, 'invalid_request_error'], [choices, 400, 'invalid_request_error'], [mediaType, 415, 'invalid_request_error']] as const) {
+    for (const [refusal, status, type] of [[unauthorized!, 401, 'authentication_error'], [malformed!, 400, 'invalid_request_error'], [choices!, 400, 'invalid_request_error'], [mediaType!, 415, 'invalid_request_error']] as const) {
       expect(refusal).toMatchObject({ status, type: 'application/json' });
       expect(JSON.parse(refusal.text)).toEqual({ error: { message: expect.any(String), type, param: null, code: expect.any(String) } });
     }
