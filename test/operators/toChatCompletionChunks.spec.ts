@@ -66,7 +66,7 @@ describe('toChatCompletionChunks', () => {
 
   it('passes an error through without a finishing chunk', () => {
     scheduler.run(({ cold, expectObservable }) => {
-      const error = new UpstreamStreamError('stream_incomplete', 'cut');
+      const error = new UpstreamStreamError('cut');
       const source = cold('-a-#', { a: piece({ content: 'Hi' }, 0) }, error);
       expectObservable(source.pipe(toChatCompletionChunks(config))).toBe('-a-#', { a: chunk({ role: 'assistant', content: 'Hi' }) }, error);
     });
