@@ -167,9 +167,11 @@ const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessa
  * 2. Each request gets its own demand gate, shared by the client (the upstream read) and the writer (the socket).
  * 3. The request is validated once: the client takes the parsed request as it is (`VALIDATED_CHAT_REQUESTS`).
  * 4. `log` receives one entry per request, refusals included.
+ * 5. OpenAI's `POST /v1/chat/completions` (`completions`) runs the same checks first, then serves the request on the
+ *    wire its `stream` names (`openai-sse` or `openai`): the same client calls as `/chat/stream` and `/chat/json`.
  *
  * @param config - The client and the endpoints' options.
- * @returns The core's two entries: `post` and `query`.
+ * @returns The core's entries: `post`, `query`, and OpenAI's `completions` and `models`.
  */
 export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints {
   const { client, shutdown, log } = config;
