@@ -13,6 +13,7 @@ export { fromBody, type FromBodyConfig } from './source/fromBody.js';
 export type { BodySource } from './source/createBodyReader.js';
 export { requestCompletion, type RequestCompletionConfig } from './source/requestCompletion.js';
 export { createDemandGate, type DemandGate } from './core/createDemandGate.js';
+export type { DemandGateConfig } from './core/DemandGateConfig.js';
 export {
   createChatClient,
   type ChatClient,
@@ -35,3 +36,28 @@ export { toErrorResponse, type ErrorResponse, type ToErrorResponseConfig } from 
 export * from './core/errors.js';
 export * from './core/schemas/index.js';
 export type { SseEvent, Mono, Flux, ServerSentEvent } from './core/types.js';
+export {
+  createChatRoute,
+  type ChatRoute,
+  type ChatRouteConfig,
+  type ChatRouteTarget,
+  type ChatRouteEvent,
+  type ChatRouteAttemptEvent,
+  type ChatRouteBreakerEvent,
+} from './client/createChatRoute.js';
+export { routeByModel } from './client/routeByModel.js';
+export {
+  createCircuitBreaker,
+  DEFAULT_CIRCUIT_BREAKER,
+  type CircuitBreaker,
+  type CircuitBreakerConfig,
+  type CircuitState,
+  type CircuitTransition,
+} from './client/createCircuitBreaker.js';
+export { withPrefill, type PrefillDialect } from './client/withPrefill.js';
+export { isTargetFault } from './client/isTargetFault.js';
+export { nextRouteTarget, type NextRouteTargetRules } from './client/nextRouteTarget.js';
+export { describeRouteError, type RouteErrorDescription } from './client/describeRouteError.js';
+export { isContextLengthError } from './core/isContextLengthError.js';
+export { isContentPolicyError } from './core/isContentPolicyError.js';
+export { addUsage } from './core/addUsage.js';

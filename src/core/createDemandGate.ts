@@ -1,3 +1,6 @@
+import { RequestError } from './errors.js';
+import type { DemandGateConfig } from './DemandGateConfig.js';
+
 /**
  * The demand signal between a sink (an HTTP response) and a source (the upstream body).
  *
@@ -15,10 +18,26 @@ export interface DemandGate {
   resume(): void;
   /** Resolves when the gate is open (at once when it already is). */
   whenOpen(): Promise<void>;
+  /**
+   * Adds a listener of the write stall deadline (`DemandGateConfig.stallTimeoutMs`): called once with a
+   * `RequestError` `client_stalled` when the gate has stayed closed that long. The writers (`writeResponse`,
+   * `toResponse`) listen: they end the response, which aborts the upstream. Optional for gates of your own.
+   *
+   * @returns A function that removes the listener.
+   */
+  onStall?(listener: (error: RequestError) => void): () => void;
 }
 
 /**
  * Creates an open {@link DemandGate}.
+ *
+ * With `stallTimeoutMs`, a gate closed (paused) that long without a `resume()` calls its `onStall` listeners once:
+ * a client that stops reading cannot hold the request — and its upstream connection — forever.
+ *
+ * ```text
+ * pause() ──── stallTimeoutMs ────► onStall(RequestError client_stalled)
+ * pause() ── resume() ──            (cleared: no stall)
+ * ```
  *
  * ## Example
  * ```ts
@@ -28,24 +47,48 @@ export interface DemandGate {
  * });
  * ```
  */
-export function createDemandGate(): DemandGate {
+export function createDemandGate(config: DemandGateConfig = {}): DemandGate {
+  const stallTimeoutMs = config.stallTimeoutMs ?? 0;
   let waiters: Array<() => void> = [];
   let isOpen = true;
+  let stallTimer: ReturnType<typeof setTimeout> | undefined;
+  let stalled = false;
+  const stallListeners = new Set<(error: RequestError) => void>();
+  const onStallTimer = (): void => {
+    stallTimer = undefined;
+    if (isOpen || stalled) return;
+    stalled = true;
+    const error = new RequestError(
+      'client_stalled',
+      `the client read nothing for ${stallTimeoutMs} ms while the response waited to be written; the response was ended`,
+    );
+    for (const listener of [...stallListeners]) listener(error);
+  };
   return {
     get isOpen() {
       return isOpen;
     },
     pause() {
       isOpen = false;
+      if (stallTimeoutMs > 0 && stallTimer === undefined && !stalled) {
+        stallTimer = setTimeout(onStallTimer, stallTimeoutMs);
+        stallTimer.unref?.();
+      }
     },
     resume() {
       isOpen = true;
+      clearTimeout(stallTimer);
+      stallTimer = undefined;
       const ready = waiters;
       waiters = [];
       for (const wake of ready) wake();
     },
     whenOpen() {
       return isOpen ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    onStall(listener) {
+      stallListeners.add(listener);
+      return () => void stallListeners.delete(listener);
     },
   };
 }

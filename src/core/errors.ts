@@ -41,6 +41,7 @@ export type ChatfluxErrorCode =
   | 'unsupported_media_type'
   | 'request_timeout'
   | 'forbidden'
+  | 'client_stalled'
   // a programmer's misuse of the API
   | 'invalid_config';
 
@@ -263,7 +264,7 @@ export class RequestError extends ChatfluxError {
   readonly issues: readonly string[];
 
   constructor(
-    code: 'invalid_request' | 'unauthorized' | 'payload_too_large' | 'unsupported_media_type' | 'request_timeout' | 'forbidden',
+    code: 'invalid_request' | 'unauthorized' | 'payload_too_large' | 'unsupported_media_type' | 'request_timeout' | 'forbidden' | 'client_stalled',
     message: string,
     options: ChatfluxErrorOptions & { issues?: readonly string[] } = {},
   ) {

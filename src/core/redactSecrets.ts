@@ -7,6 +7,8 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   /\bsk-[A-Za-z0-9_*-]{6,}/g,
   // The credential after a key name; after `authorization` its scheme word too (`Basic …`, `Token …`).
   /\b((?:api[_-]?key|apikey|access[_-]?token|authorization|x-api-key)["']?\s*[:=]\s*["']?)(?:[A-Za-z]+\s+)?[^\s"',;&}]{4,}/gi,
+  // A `token` query parameter in a URL (the short-lived `GET /chat/sse?token=…` ones included).
+  /([?&]token=)[^&#\s"']+/gi,
 ];
 
 /** The shortest start of a known secret that is redacted at the very end of a text (a text cut by a size limit). */

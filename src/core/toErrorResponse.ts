@@ -69,6 +69,7 @@ const respond = (
  * | RequestError `payload_too_large`              | 413    | `invalid_request_error` | `payload_too_large`                                 |
  * | RequestError `unsupported_media_type`         | 415    | `invalid_request_error` | `unsupported_media_type`                            |
  * | RequestError `request_timeout`                | 408    | `invalid_request_error` | `request_timeout`                                   |
+ * | RequestError `client_stalled` (log only)      | 408    | `invalid_request_error` | `client_stalled`                                    |
  * | RequestError `forbidden`                      | 403    | `permission_error`      | `forbidden`                                         |
  * | UpstreamHttpError with a quota type or code   | 502    | `upstream_error`        | `exceeded_current_quota_error` / `insufficient_quota` |
  * | UpstreamHttpError 429                         | 429    | `rate_limit_error`      | upstream code, else type, else `upstream_http`      |
@@ -127,6 +128,7 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
       case 'unsupported_media_type':
         return respond(415, 'invalid_request_error', error.code, error.message, secrets);
       case 'request_timeout':
+      case 'client_stalled': // only logged: a client that does not read is not sent anything more
         return respond(408, 'invalid_request_error', error.code, error.message, secrets);
       case 'forbidden':
         return respond(403, 'permission_error', error.code, error.message, secrets);

@@ -40,14 +40,17 @@ const WIRES: readonly ChatWireFormat[] = ['json', 'ndjson', 'sse'];
  * 1. Keys (when configured): `Authorization: Bearer <key>`, compared in constant time; else 401.
  * 2. `Content-Type: application/json` (else 415); body up to `bodyLimit` (else 413); valid JSON matching the
  *    `ChatRequest` schema and the `requestPolicy` (else 400 with the issues). Every refusal is written in the endpoint's error format. A body
- *    an app-level `express.json()` parsed already is taken from `req.body` (and still held to `bodyLimit`).
+ *    an app-level `express.json()` parsed already is taken from `req.body` (and still held to `bodyLimit`: its
+ *    `Content-Length`, and its parsed JSON's length when chunked or compressed).
  * 3. Each request gets its own demand gate, passed to both the client and the writer (backpressure), and is served by
  *    `sendJson` / `sendNdjson` / `sendSse` (lazy commit, in-band errors, disconnect aborts upstream, heartbeats).
  * 4. `log` receives one entry per request: endpoint, status, time to first chunk, duration, usage.
  * 5. One client (its key, else its address) may have `maxConcurrentPerClient` requests running (default 32); more get
  *    429 `concurrency_limit` with `Retry-After` at once, in the endpoint's error format.
- * 6. After an app-level `express.json()`, the router reads the body it parsed (held to `bodyLimit` by its
- *    `Content-Length`); that parser's refusals reach Express's error handlers, not the router: mount the router's
+ * 6. With `apiKeys`, `POST /chat/token` (behind the key) answers `{ token, expiresAt }`: a short-lived signed token
+ *    that `GET /chat/sse?token=…` takes in place of the `Authorization` header, for a browser's `EventSource`.
+ * 7. After an app-level `express.json()`, the router reads the body it parsed (held to `bodyLimit` by its
+ *    `Content-Length` and by the length of the parsed JSON); that parser's refusals reach Express's error handlers, not the router: mount the router's
  *    `errorHandler` beside it (`app.use(chat, chat.errorHandler)`) to answer them in the endpoint's format.
  *
  * ## Example
@@ -69,6 +72,9 @@ export function chatRouter(config: ChatRouterConfig): ChatRouter {
   router.get(CHAT_WIRES.sse.endpoint, (req: Request, res: Response) => void endpoints.query(req, res, req.query['q']));
   router.post(CHAT_WIRES.openai.endpoint, (req: Request, res: Response) => void endpoints.completions(req, res));
   router.get('/v1/models', (req: Request, res: Response) => void endpoints.models(req, res));
+  if ((config.apiKeys ?? []).some((key) => key !== '')) {
+    router.post('/chat/token', (req: Request, res: Response) => void endpoints.token(req, res));
+  }
   const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
     if (req.method !== 'POST' || res.headersSent || toRequestError(error, 0) === undefined) return next(error);
     if (pathMatches(req.path, CHAT_WIRES.openai.endpoint)) return void endpoints.completions(req, res, { error });

@@ -41,6 +41,10 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     ];
     lines.push(`requests:     ${rules.filter((rule) => rule !== undefined).join('; ')}`);
   }
+  for (const [model, route] of Object.entries(config.routes ?? {})) {
+    const targets = route.targets.map((t) => t.name ?? `${t.provider ?? 'openai-compatible'}:${t.model ?? 'default'}`);
+    lines.push(`route:        ${model} → ${targets.join(' → ')}`);
+  }
   if (config.gatewayKeys.length === 0) lines.push('WARNING: CHATFLUX_GATEWAY_KEYS is not set: the chat endpoints are open to anyone who can reach them.');
   return lines;
 }

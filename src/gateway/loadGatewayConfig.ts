@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { PROVIDERS as PRESETS, type ProviderName } from '../client/providers.js';
+import { loadRoutes, type GatewayRoute } from './loadRoutes.js';
 
 /** Where the gateway gets its answers: the built-in emulator, or a provider preset (`PROVIDERS`). */
 export type GatewayProvider = 'emulator' | ProviderName;
@@ -60,6 +61,12 @@ export interface GatewayConfig {
   corsOrigins?: string[];
   /** `CHATFLUX_BODY_TIMEOUT_MS`: the longest wait for a whole request body, then 408 `request_timeout` (default 30000; `0`: none). */
   bodyTimeoutMs?: number;
+  /** `CHATFLUX_TOKEN_SECRET`: signs the short-lived `EventSource` tokens of `POST /chat/token` (default: a random secret per process). Secret. */
+  tokenSecret?: string;
+  /** `CHATFLUX_TOKEN_TTL_MS`: how long a token of `POST /chat/token` is valid (default 60000). */
+  tokenTtlMs?: number;
+  /** `CHATFLUX_WRITE_STALL_TIMEOUT_MS`: a response whose client has not read for this long is ended, its upstream released (default 30000; `0`: none). */
+  writeStallTimeoutMs?: number;
   /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
   maxConcurrentPerClient?: number;
   /**
@@ -72,6 +79,13 @@ export interface GatewayConfig {
    * `emulator` only; default `GATEWAY_DEFAULTS.emulatorPaceMs`, 30: a provider's pace, so that the demo streams).
    */
   emulatorPaceMs?: number;
+  /**
+   * `CHATFLUX_ROUTES` (JSON) or `CHATFLUX_ROUTES_FILE` (a path): routes by model name, each a primary and its
+   * fallbacks with failover, circuit breakers and mid-stream continuation (`loadRoutes`, README "Failover").
+   */
+  routes?: Record<string, GatewayRoute>;
+  /** The API keys of route targets, read from the variables their `apiKeyEnv` names (by variable name). Secret. */
+  routeKeys?: Record<string, string>;
 }
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
@@ -142,6 +156,9 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   if (notOrigin !== undefined) {
     throw new ConfigError(`CHATFLUX_CORS_ORIGINS takes origins such as https://app.example.com (scheme and host, no path), got ${JSON.stringify(notOrigin)}.`);
   }
+  const tokenSecret = text(env, 'CHATFLUX_TOKEN_SECRET');
+  if (tokenSecret !== undefined && tokenSecret.length < 16) throw new ConfigError('CHATFLUX_TOKEN_SECRET must be at least 16 characters (a random string): fix or unset it.');
+  if (tokenSecret !== undefined) config.tokenSecret = tokenSecret;
   const model = text(env, 'CHATFLUX_MODEL');
   const maxRetries = integer(env, 'CHATFLUX_MAX_RETRIES', 0, 10);
   const firstChunkTimeoutMs = integer(env, 'CHATFLUX_FIRST_CHUNK_TIMEOUT_MS', 1, 86_400_000);
@@ -179,9 +196,17 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     connectionWaitMs: integer(env, 'CHATFLUX_CONNECTION_WAIT_MS', 0, 86_400_000),
     maxConcurrentPerClient: integer(env, 'CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 0, 1_000_000),
     bodyTimeoutMs: integer(env, 'CHATFLUX_BODY_TIMEOUT_MS', 0, 3_600_000),
+    writeStallTimeoutMs: integer(env, 'CHATFLUX_WRITE_STALL_TIMEOUT_MS', 0, 3_600_000),
+    tokenTtlMs: integer(env, 'CHATFLUX_TOKEN_TTL_MS', 1000, 86_400_000),
     shutdownGraceMs: integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000),
     emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
   };
   for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
+  const routes = loadRoutes(env);
+  if (routes !== undefined) {
+    config.routes = routes;
+    const names = Object.values(routes).flatMap((route) => route.targets.flatMap((target) => (target.apiKeyEnv === undefined ? [] : [target.apiKeyEnv])));
+    if (names.length > 0) config.routeKeys = Object.fromEntries(names.map((name) => [name, env[name]!.trim()]));
+  }
   return config;
 }

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { throwError } from 'rxjs';
 import { createChatClient, type ChatClientConfig } from '../client/createChatClient.js';
+import type { ChatRouteEvent } from '../client/createChatRoute.js';
+import { routeByModel } from '../client/routeByModel.js';
+import { createGatewayRoutes } from './createGatewayRoutes.js';
 import { ShutdownError } from '../core/errors.js';
 import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
 import { createGracefulShutdown } from '../node/createGracefulShutdown.js';
@@ -38,6 +41,8 @@ export interface StartGatewayOptions {
   log?: (entry: ChatRequestLog) => void;
   /** Merged into the chat client's config (e.g. `headers` for an emulator scenario in tests). */
   client?: Partial<ChatClientConfig>;
+  /** Receives every route attempt and circuit-breaker transition of `config.routes` (for metrics). */
+  onRouteEvent?: (event: ChatRouteEvent) => void;
 }
 
 const PAGE_PATH = join(__dirname, 'public', 'index.html');
@@ -65,8 +70,9 @@ const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'ss
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
   // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers), and
   // takes fault scenarios from the requests only when the configuration asks for it.
+  const routesUseEmulator = Object.values(config.routes ?? {}).some((route) => route.targets.some((t) => t.provider === 'emulator'));
   const emulator =
-    config.provider === 'emulator'
+    config.provider === 'emulator' || routesUseEmulator
       ? await startEmulator({
           dialect: 'deepseek',
           seed: 1,
@@ -75,9 +81,10 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
           requestScenarios: config.emulatorScenarios === true,
         })
       : undefined;
-  const clientConfig: ChatClientConfig = emulator === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: emulator.url, model: 'deepseek-chat' };
-  if (config.baseUrl !== undefined && emulator === undefined) clientConfig.baseUrl = config.baseUrl;
-  if (config.apiKey !== undefined && emulator === undefined) clientConfig.apiKey = config.apiKey;
+  const builtIn = config.provider === 'emulator' ? emulator : undefined; // the emulator as the default provider
+  const clientConfig: ChatClientConfig = builtIn === undefined ? { provider: config.provider as Exclude<GatewayProvider, 'emulator'> } : { baseUrl: builtIn.url, model: 'deepseek-chat' };
+  if (config.baseUrl !== undefined && builtIn === undefined) clientConfig.baseUrl = config.baseUrl;
+  if (config.apiKey !== undefined && builtIn === undefined) clientConfig.apiKey = config.apiKey;
   if (config.model !== undefined) clientConfig.model = config.model;
   if (config.maxRetries !== undefined) clientConfig.retry = config.maxRetries;
   if (config.requireDone !== undefined) clientConfig.requireDone = config.requireDone;
@@ -89,7 +96,11 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.maxAnswerChars !== undefined) clientConfig.maxAnswerChars = config.maxAnswerChars;
   if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
   if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
-  const client = createChatClient({ ...clientConfig, ...options.client });
+  const defaultClient = createChatClient({ ...clientConfig, ...options.client });
+  const client =
+    config.routes === undefined
+      ? defaultClient
+      : routeByModel(createGatewayRoutes(config, emulator?.url, options.onRouteEvent), defaultClient);
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
   const log = options.log ?? ((entry: ChatRequestLog) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`));
@@ -109,10 +120,14 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     chatRouter({
       client,
       ...(config.model === undefined ? {} : { model: config.model }),
+      ...(config.routes === undefined ? {} : { models: Object.keys(config.routes) }), // GET /v1/models lists the routes
       apiKeys: config.gatewayKeys,
       heartbeatMs: config.heartbeatMs,
       ...(config.maxConcurrentPerClient === undefined ? {} : { maxConcurrentPerClient: config.maxConcurrentPerClient }),
       ...(config.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: config.bodyTimeoutMs }),
+      ...(config.writeStallTimeoutMs === undefined ? {} : { writeStallTimeoutMs: config.writeStallTimeoutMs }),
+      ...(config.tokenSecret === undefined ? {} : { tokenSecret: config.tokenSecret }),
+      ...(config.tokenTtlMs === undefined ? {} : { tokenTtlMs: config.tokenTtlMs }),
       demoRequest: DEMO_REQUEST,
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,

@@ -38,10 +38,10 @@ export function createChatController(prefix: string): Type<unknown> {
       @Inject(ChatfluxShutdown) shutdown: ChatfluxShutdown,
     ) {
       // The config's `signal` is merged into the shutdown's (see the providers).
-      const { model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, requestPolicy, requestLimits, maxConcurrentPerClient, clientKey } = config;
+      const { model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs } = config;
       this.endpoints = endpoints = createChatEndpoints({
         ...{ client, model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, shutdown },
-        ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey },
+        ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs },
       });
     }
 

@@ -45,6 +45,11 @@ export interface ChatfluxModuleConfig {
   bodyLimit?: number | string;
   /** The built-in controller: the longest wait for a whole request body, in ms; slower: 408 `request_timeout` (default 30000; `0`: none). */
   bodyTimeoutMs?: number;
+  /**
+   * The built-in controller: the write stall deadline, in ms — a response whose client has not read for this long is
+   * ended (upstream aborted, socket destroyed, logged as `client_stalled`). Default 30000; `0`: none.
+   */
+  writeStallTimeoutMs?: number;
   /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
   heartbeatMs?: number;
   /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */

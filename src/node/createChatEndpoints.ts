@@ -5,7 +5,7 @@ import typeIs from 'type-is';
 import { defer, Observable, of } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { CapacityError, ShutdownError } from '../core/errors.js';
+import { CapacityError, RequestError, ShutdownError } from '../core/errors.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
@@ -21,6 +21,8 @@ import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { openAiModelList } from './openAiModelList.js';
+import { createSseTokens } from './createSseTokens.js';
+import { sendJson } from './sendJson.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
 import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
@@ -57,6 +59,19 @@ export interface ChatEndpointsConfig {
   requestLimits?: RequestLimitsConfig;
   /** The longest `q` query parameter of `GET /chat/sse`, in characters; longer gets 413. Default 8192. */
   queryLimit?: number;
+  /**
+   * The write stall deadline, in ms: a response whose client has not read (its socket not drained) for this long is
+   * ended — the upstream aborted (its connection released), the client's socket destroyed, the log entry `failed`
+   * with the code `client_stalled`. Default 30000; `0`: none (a client that never reads holds its request forever).
+   */
+  writeStallTimeoutMs?: number;
+  /**
+   * The secret that signs the short-lived tokens of `POST /chat/token` (HMAC-SHA256; at least 16 characters). Absent:
+   * a random secret of this process (tokens do not pass between instances: give a cluster one secret).
+   */
+  tokenSecret?: string;
+  /** How long a token of `POST /chat/token` lets `GET /chat/sse?token=…` in, in ms. Default 60000. */
+  tokenTtlMs?: number;
   /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
   heartbeatMs?: number;
   /** The request `GET /chat/sse` serves when it has no `q`; absent: 400. */
@@ -134,7 +149,26 @@ export interface ChatEndpoints {
    * @returns The writer's outcome (never rejects).
    */
   models(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
+  /**
+   * Serves `POST /chat/token` (when `apiKeys` are configured): behind the same Bearer key check (401), answers
+   * `{ token, expiresAt }`, a short-lived signed token (`tokenTtlMs`) that `GET /chat/sse?token=…` accepts in place of
+   * the `Authorization` header (a browser's `EventSource` cannot send one), counted as the same client for
+   * `maxConcurrentPerClient`. Without `apiKeys`: 400 (the endpoints are open; `GET /chat/sse` needs no token).
+   *
+   * @param req - The node request (a body, if any, is not read).
+   * @param res - The node response, untouched so far.
+   * @returns The writer's outcome (never rejects).
+   */
+  token(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
 }
+
+/** The `token` query parameter of a request URL: the one value, `''` when repeated, `undefined` when absent. */
+const tokenParameter = (req: IncomingMessage): string | undefined => {
+  const url = req.url ?? '';
+  if (!/[?&]token=/.test(url)) return undefined;
+  const values = new URL(url, 'http://localhost').searchParams.getAll('token');
+  return values.length === 1 ? values[0] : '';
+};
 
 const usageOf = (value: unknown): Usage | undefined => {
   const record = value as { usage?: Usage; data?: { usage?: Usage } } | null;
@@ -178,9 +212,10 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const bodyLimit = config.bodyLimit ?? '1mb';
   const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
+  const stallTimeoutMs = config.writeStallTimeoutMs ?? 30_000;
   const maxLogFieldChars = config.maxLogFieldChars ?? 1024;
   const queryLimit = config.queryLimit ?? 8192;
-  const secrets = [...keys, ...(config.secrets ?? [])];
+  const secrets = [...keys, ...(config.secrets ?? []), ...(config.tokenSecret === undefined ? [] : [config.tokenSecret])];
   const parseConfig = {
     limits: resolveRequestLimits(config.requestLimits), // a wrong limit is a ConfigError now
     ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
@@ -188,9 +223,14 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const maxPerClient = config.maxConcurrentPerClient ?? 32;
   const limiter = createConcurrencyLimiter({ maxPerClient });
   const clientKey = config.clientKey ?? ((req: IncomingMessage) => clientKeyOf(req, keys.length > 0));
-  /** Admits one more request of this client until its response closes, or refuses it (429). */
-  const admit = (req: IncomingMessage, res: ServerResponse): void => {
-    const release = limiter.tryAcquire(clientKey(req));
+  const tokenConfig = {
+    ...(config.tokenSecret === undefined ? {} : { secret: config.tokenSecret }),
+    ...(config.tokenTtlMs === undefined ? {} : { ttlMs: config.tokenTtlMs }),
+  };
+  const tokens = keys.length === 0 ? undefined : createSseTokens(tokenConfig);
+  /** Admits one more request of this client (by default the request's, `clientKey`) until its response closes, or refuses it (429). */
+  const admit = (req: IncomingMessage, res: ServerResponse, client = clientKey(req)): void => {
+    const release = limiter.tryAcquire(client);
     if (release === undefined) {
       throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
     }
@@ -220,7 +260,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     track = true,
   ): Promise<WriteOutcome> => {
     const { endpoint, send, call } = CHAT_WIRES[wire];
-    const demand = createDemandGate();
+    const demand = createDemandGate({ stallTimeoutMs });
     const draining = shutdown?.isDraining === true;
     if (draining) res.setHeader('Connection', 'close');
     let model: string | undefined;
@@ -307,9 +347,27 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     },
     query: (req, res, q) =>
       serve('sse', req, res, () => {
-        authorizeBearer(req.headers.authorization, keys);
-        admit(req, res);
+        const token = tokenParameter(req);
+        if (tokens === undefined || token === undefined || req.headers.authorization !== undefined) {
+          authorizeBearer(req.headers.authorization, keys);
+          admit(req, res);
+        } else {
+          const client = tokens.verify(token);
+          if (client === undefined) throw new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
+          admit(req, res, client);
+        }
         return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
       }),
+    token: (req, res) => {
+      res.setHeader('Cache-Control', 'no-store');
+      const answer = defer(() => {
+        if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
+        authorizeBearer(req.headers.authorization, keys);
+        return of(tokens.issue(clientKey(req)));
+      });
+      const written = sendJson(res, answer, writeConfig);
+      void written.then(() => closeUnreadRequest(req));
+      return shutdown === undefined ? written : shutdown.track(written);
+    },
   };
 }

@@ -16,3 +16,4 @@ export {
   type ConcurrencyLimiterConfig,
 } from './createConcurrencyLimiter.js';
 export { clientKeyOf } from './clientKeyOf.js';
+export { createSseTokens, type SseToken, type SseTokens, type SseTokensConfig } from './createSseTokens.js';

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';
 import bytes from 'bytes';
+import { jsonLengthExceeds } from './jsonLengthExceeds.js';
 
 type JsonParser = ReturnType<typeof bodyParser.json>;
 const parsers = new Map<number | string, JsonParser>();
@@ -24,8 +25,9 @@ export type PlatformBody = { value: unknown } | { error: unknown };
  *    as is, its value is returned.
  * 2. A body some middleware already read (Express's `express.json()` in the app, Nest's default parser: the request
  *    stream is consumed) is taken from `req.body`.
- * 3. In both cases a `Content-Length` over `limit` is still refused (413), so the endpoint's own limit holds whatever
- *    parser ran first. (That parser's limit may be the smaller one: its refusal then names it.)
+ * 3. In both cases a `Content-Length` over `limit` is still refused (413), and so is a parsed body whose JSON is longer
+ *    than `limit` (chunked, or compressed: `jsonLengthExceeds`), so the endpoint's own limit holds whatever parser ran
+ *    first. (That parser's limit may be the smaller one: its refusal then names it.)
  * 4. Otherwise body-parser's JSON parser (the one inside `express.json()`) reads it: gzip/deflate/br inflated, UTF-8
  *    (and UTF-16/32) only, objects and arrays only, an empty body as `{}`. A `Content-Length` over `limit` is refused
  *    before anything is read; a body not complete within `timeoutMs` is refused (`type: 'request.timeout'`, 408).
@@ -54,7 +56,12 @@ export async function readJsonBody(
     if (max !== null && length > max) {
       throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413 });
     }
-    return platform === undefined ? req.body : platform.value;
+    const value = platform === undefined ? req.body : platform.value;
+    // No Content-Length (chunked), or a compressed one: the parsed body itself is held to the limit.
+    if (max !== null && jsonLengthExceeds(value, max)) {
+      throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413 });
+    }
+    return value;
   }
   const max = bytes.parse(limit);
   const length = Number(req.headers['content-length']);

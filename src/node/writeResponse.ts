@@ -43,7 +43,10 @@ const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: 
  * 6. The frames of one tick of the event loop (a network read of the upstream usually carries several) are written
  *    with one `res.write()` at the end of that tick, then `res.flush()` when present (compression middleware).
  *    The end of the response and an in-band error are written after them, in order.
- * 7. `config.signal` aborting ends the response with its reason as the error (a `ShutdownError` by default: a
+ * 7. The demand gate's write stall deadline (`createDemandGate({ stallTimeoutMs })`) ends a response whose client
+ *    has not drained that long: the source unsubscribed (the upstream aborted), the socket destroyed, a `failed`
+ *    outcome with a `RequestError` `client_stalled`.
+ * 8. `config.signal` aborting ends the response with its reason as the error (a `ShutdownError` by default: a
  *    still-connected client gets 503 + `Retry-After`, or the in-band `shutting_down` frame once committed).
  *
  * @param res - The response (Express's `res` is one). Nothing may have been written to it.
@@ -202,6 +205,14 @@ export function writeResponse<T>(
 
     if (res.destroyed || res.writableEnded) return settle('disconnected', 0);
     res.on('close', onClose);
+    // The write stall deadline (the gate's `stallTimeoutMs`): no frame reaches a client that does not read, so the
+    // upstream is released (settle unsubscribes) and the socket destroyed.
+    subscription.add(
+      demand?.onStall?.((error) => {
+        settle('failed', committed ? 200 : 0, error);
+        res.destroy();
+      }),
+    );
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     armHeartbeat(heartbeatMs);

@@ -18,3 +18,11 @@ export { toNdjson, type ToNdjsonConfig } from '../wire/toNdjson.js';
 export { toSse, type ToSseConfig } from '../wire/toSse.js';
 export { retryOnTransient, type RetryOnTransientConfig, type RetryEvent } from './retryOnTransient.js';
 export { chunkTimeouts, type ChunkTimeoutsConfig } from './chunkTimeouts.js';
+export { failover, type FailoverTarget, type FailoverConfig, type FailoverAttempt } from './failover.js';
+export {
+  continueAfterCut,
+  type ContinueAfterCutConfig,
+  type ContinuationRequest,
+  type ContinuationSegment,
+} from './continueAfterCut.js';
+export { isCutError } from './isCutError.js';

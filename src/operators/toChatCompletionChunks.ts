@@ -34,7 +34,9 @@ export interface ToChatCompletionChunksConfig {
  * 3. The end of the source gives the finishing chunk (`delta: {}`, `finish_reason`, `stop` when the provider named
  *    none), after the tool calls the end completed; then, with `includeUsage`, the usage chunk: `choices: []` and
  *    the usage at the top level (Moonshot's, read from inside its choice), `null` when the provider sent none.
- * 4. An error passes through (the wire writes it as OpenAI's error chunk); nothing is emitted after it.
+ * 4. A last chunk that names the model that finished the answer (a route's, after a failover) gives its `model` to
+ *    the finishing and usage chunks.
+ * 5. An error passes through (the wire writes it as OpenAI's error chunk); nothing is emitted after it.
  *
  * @param config - The model named, the id and time, whether to add the usage chunk.
  * @returns An operator from contract chunks to `chat.completion.chunk`s.
@@ -73,8 +75,12 @@ export function toChatCompletionChunks(
           const delta = deltaOf(piece);
           if (delta !== undefined) subscriber.next(chunk(delta, null));
           if (!piece.done) return;
-          subscriber.next(chunk({}, piece.finish_reason ?? 'stop'));
-          if (includeUsage) subscriber.next({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: piece.usage ?? null });
+          // A route's last chunk names the model that finished the answer (failover): the last chunks say so too.
+          const answered = (piece as { model?: unknown }).model;
+          const finish = chunk({}, piece.finish_reason ?? 'stop');
+          if (typeof answered === 'string' && answered !== '') finish.model = answered;
+          subscriber.next(finish);
+          if (includeUsage) subscriber.next({ id, object: 'chat.completion.chunk', created, model: finish.model ?? model, choices: [], usage: piece.usage ?? null });
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),

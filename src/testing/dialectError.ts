@@ -17,6 +17,8 @@ export interface DialectErrorConfig {
   message?: string;
   /** The error type (default: the dialect's own for the status). */
   type?: string;
+  /** The error's `code` (DeepSeek and openai shapes; Moonshot's body has none). */
+  code?: string;
   /** Wait hint in seconds (Moonshot: into the message; openai: `Retry-After`; DeepSeek: ignored). */
   retryAfter?: number;
   /** Wait hint in ms (openai: `retry-after-ms`). */
@@ -105,6 +107,6 @@ export function dialectError(
     if (config.retryAfter !== undefined) headers['retry-after'] = String(config.retryAfter);
     if (config.retryAfterMs !== undefined) headers['retry-after-ms'] = String(config.retryAfterMs);
   }
-  const error = { message: config.message ?? message, type: config.type ?? type, param: null, code };
+  const error = { message: config.message ?? message, type: config.type ?? type, param: null, code: config.code ?? code };
   return { status, headers, body: JSON.stringify({ error }) };
 }

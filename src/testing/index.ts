@@ -25,4 +25,5 @@ export { sseMarbles } from './sseMarbles.js';
 export type { TranscriptMarbles } from './sseMarbles.js';
 export { chunkMarbles } from './chunkMarbles.js';
 export { coldSse } from './coldSse.js';
+export { continuePlan } from './continuePlan.js';
 export type { ColdSseConfig } from './coldSse.js';

@@ -78,6 +78,14 @@ export interface EmulatorScenario extends ProviderQuirks {
   noToolIndex?: boolean;
   /** A provider that never sends `[DONE]`: end the response cleanly after the answer's last event. */
   noDone?: boolean;
+  /** Overrides the error body's `code` (DeepSeek and openai shapes). */
+  errorCode?: string;
+  /** Refuse a request whose last message is an assistant prefix (prefill) with a 400 `invalid_request_error`. */
+  rejectPrefill?: boolean;
+  /** Answer 503 to every request for this many ms from the first request that asks for it, then normally (a primary that is down, then recovers). */
+  downForMs?: number;
+  /** A model's context window in tokens: a longer prompt gets the dialect's 400 `context_length_exceeded`. */
+  contextWindow?: number;
 }
 
 type Setter = (scenario: EmulatorScenario, value: string | undefined, key: string) => void;
@@ -153,6 +161,10 @@ const SETTERS: Record<string, Setter> = {
     s.usageIn = place;
   },
   refusal: (s, v, k) => (s.refusal = flag(v, k)),
+  'error-code': (s, v, k) => (s.errorCode = text(v, k)),
+  'reject-prefill': (s, v, k) => (s.rejectPrefill = flag(v, k)),
+  'down-for': (s, v, k) => (s.downForMs = count(v, k)),
+  'context-window': (s, v, k) => (s.contextWindow = count(v, k)),
 };
 
 /**
@@ -203,6 +215,10 @@ const SETTERS: Record<string, Setter> = {
  * | `content-parts` | Mistral's thinking models: `delta.content` as arrays of `thinking` and `text` parts |
  * | `usage-in=x_groq` | Groq: the usage only in `x_groq.usage` of the finishing chunk |
  * | `refusal` | OpenAI: the model refuses (`delta.refusal` pieces, content `null`, `finish_reason: stop`) |
+ * | `error-code=context_length_exceeded` | override the error body's `code` (DeepSeek and openai shapes) |
+ * | `reject-prefill` | a request ending with an assistant prefix (DeepSeek `prefix: true`, Moonshot `partial: true`, openai: any trailing assistant message) gets a 400 `invalid_request_error` |
+ * | `down-for=60000` | 503 to every request for 60 s from the first request that asks for it (per emulator; `resetAttempts()` restarts it), then healthy |
+ * | `context-window=8192` | a prompt over 8192 tokens gets the dialect's 400: "maximum context length" with code `context_length_exceeded` (Moonshot: "exceeded model token limit") |
  *
  * ## Example
  * ```ts

@@ -12,6 +12,7 @@ import { deepseekThinkingError } from './deepseekThinkingError.js';
 import type { ProviderQuirks } from './ProviderQuirks.js';
 import { parseScenario, type EmulatorScenario } from './parseScenario.js';
 import { planAnswer } from './planAnswer.js';
+import { continuePlan } from './continuePlan.js';
 import { streamAnswer, type StreamProgress } from './streamAnswer.js';
 
 /** Options of {@link startEmulator}. */
@@ -93,6 +94,19 @@ export interface Emulator {
 const HTML = (status: number): string =>
   `<html>\r\n<head><title>${status} Bad Gateway</title></head>\r\n<body>\r\n<center><h1>${status} Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
 
+const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('')
+      : '';
+
+/** The provider's words for a prompt over the context window (OpenAI/DeepSeek, Moonshot). */
+const contextLengthMessage = (dialect: EmulatorDialect, window: number, prompt: number): string =>
+  dialect === 'moonshot'
+    ? `Invalid request: Your request exceeded model token limit: ${window}`
+    : `This model's maximum context length is ${window} tokens. However, you requested ${prompt} tokens. Please reduce the length of the messages.`;
+
 const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
@@ -124,6 +138,10 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *    `reasoning_content`.
  * 8. Bounded memory: `requests` keeps the latest requests within `config.requestLog` (by default 1000 requests and
  *    32 MiB of bodies and headers; `false`: none), so an emulator serving for days does not keep every body.
+ * 9. Continuation: a request ending with an assistant prefix — DeepSeek `prefix: true` (also on `/beta/chat/completions`,
+ *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
+ *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
+ *    uncut answer. `reject-prefill` refuses such a request with a 400 instead.
  *
  * ## Example
  * ```ts
@@ -149,6 +167,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     ...toScenario(config.scenario),
   };
   let attempts = new Map<string, number>();
+  let downSince: number | undefined;
   const log = createRequestLog<EmulatorRequest>(config.requestLog);
   const requests = log.records;
   let received = 0;
@@ -181,11 +200,13 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
         ...(scenario.errorType !== undefined ? { type: scenario.errorType } : {}),
         ...(scenario.retryAfter !== undefined ? { retryAfter: scenario.retryAfter } : {}),
         ...(scenario.retryAfterMs !== undefined ? { retryAfterMs: scenario.retryAfterMs } : {}),
+        ...(scenario.errorCode !== undefined ? { code: scenario.errorCode } : {}),
       });
       send(error.status, error.headers, error.body);
     };
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path !== '/v1/chat/completions' && path !== '/chat/completions') return fail(404, `Not found: ${path}`);
+    // `/beta/chat/completions` too: DeepSeek's chat prefix completion lives on its beta base URL.
+    if (!/^(\/v1)?(\/beta)?\/chat\/completions$/.test(path)) return fail(404, `Not found: ${path}`);
     if (req.method !== 'POST') return fail(405, `Method ${req.method} not allowed; use POST`);
     const raw = await readBody(req);
     try {
@@ -256,6 +277,15 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       if (attempts.size > 10_000) attempts.delete(attempts.keys().next().value as string);
       if (attempt <= scenario.failFirst.count) return fail(scenario.failFirst.status, undefined, scenario);
     }
+    if (scenario.downForMs !== undefined) {
+      // Down for a while from the first request that asked for it, then healthy (per emulator instance).
+      downSince ??= Date.now();
+      if (Date.now() - downSince < scenario.downForMs) return fail(503, undefined, scenario);
+    }
+    if (scenario.contextWindow !== undefined) {
+      const prompt = planAnswer(parsed.data, { dialect, seed }).promptTokens;
+      if (prompt > scenario.contextWindow) return fail(400, contextLengthMessage(dialect, scenario.contextWindow, prompt), { errorCode: 'context_length_exceeded', ...scenario });
+    }
     if (scenario.overloaded) {
       // DeepSeek documents its overload as 503; Moonshot's is a 429 with engine_overloaded_error (no 503 documented).
       if (dialect !== 'moonshot') return fail(503, undefined, scenario);
@@ -269,7 +299,16 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
         HTML(scenario.htmlStatus),
       );
     }
-    const request = parsed.data;
+    // An assistant prefix to continue: DeepSeek's `prefix: true` (documented on its beta base URL; taken on both here), Moonshot's `partial: true`, or
+    // (openai dialect) any trailing assistant message, as servers that take a prefill do.
+    const last = parsed.data.messages[parsed.data.messages.length - 1] as Record<string, unknown> | undefined;
+    const prefixed =
+      last?.role === 'assistant' &&
+      (dialect === 'deepseek' ? last.prefix === true : dialect === 'moonshot' ? last.partial === true : true);
+    if (prefixed && scenario.rejectPrefill) {
+      return fail(400, 'Invalid request: this model does not support an assistant message as the last message (prefill)', scenario);
+    }
+    const request = prefixed ? { ...parsed.data, messages: parsed.data.messages.slice(0, -1) } : parsed.data;
     const quirks: ProviderQuirks = {
       ...(scenario.azureFilter ? { azureFilter: true } : {}),
       ...(scenario.reasoningField ? { reasoningField: scenario.reasoningField } : {}),
@@ -277,12 +316,15 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       ...(scenario.usageIn ? { usageIn: scenario.usageIn } : {}),
       ...(scenario.refusal ? { refusal: true } : {}),
     };
-    const plan = planAnswer(request, {
+    const planned = planAnswer(request, {
       dialect,
       seed,
       ...(scenario.tokens !== undefined ? { tokens: scenario.tokens } : {}),
       ...(scenario.finish !== undefined ? { finish: scenario.finish } : {}),
     });
+    const plan = prefixed
+      ? continuePlan(planned, textOf(last?.content), typeof last?.reasoning_content === 'string' ? last.reasoning_content : '')
+      : planned;
     if (request.stream !== true) {
       return send(
         200,
@@ -371,6 +413,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     },
     resetAttempts() {
       attempts = new Map();
+      downSince = undefined;
     },
     waitForRequest(predicate = () => true) {
       const found = requests.find(predicate);

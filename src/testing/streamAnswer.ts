@@ -4,6 +4,9 @@ import type { EmulatorDialect } from './EmulatorDialect.js';
 import type { EmulatorScenario } from './parseScenario.js';
 import { dialectError } from './dialectError.js';
 
+/** Bytes written between two yields to the event loop (see `streamAnswer`). */
+const YIELD_EVERY_BYTES = 64 * 1024;
+
 /** What the writer reports while it streams (the emulator's request record). */
 export interface StreamProgress {
   /** SSE frames written so far. */
@@ -55,7 +58,11 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  *    `[DONE]`) when the answer has fewer: it is never silently skipped.
  * 3. `res.write()` returning `false` suspends the generation until `'drain'`: a slow reader pauses the emulator,
  *    and frames are produced one at a time, so memory stays bounded.
- * 4. When `signal` aborts (the client closed), every timer is cleared and nothing more is written.
+ * 4. Every 64 KiB written it yields to the event loop (`setImmediate`), even while the socket takes everything (a
+ *    loopback socket with large buffers can take megabytes without a `'drain'`): an emulator in the process of the
+ *    server it serves does not block that server's other requests while it fills the buffers of a client that does
+ *    not read.
+ * 5. When `signal` aborts (the client closed), every timer is cleared and nothing more is written.
  *
  * @param ctx - Response, frames, scenario and progress record.
  * @returns Resolves when the answer is written, cut by a fault, or abandoned by the client.
@@ -86,10 +93,14 @@ export async function streamAnswer(ctx: StreamAnswerContext): Promise<void> {
       res.on('drain', done);
       signal.addEventListener('abort', done);
     });
+  let sinceYield = 0;
   const put = async (chunk: Buffer): Promise<void> => {
     if (signal.aborted || res.destroyed) return;
     progress.bytesWritten += chunk.length;
+    sinceYield += chunk.length;
     if (!res.write(chunk)) await drain();
+    else if (sinceYield >= YIELD_EVERY_BYTES) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (sinceYield >= YIELD_EVERY_BYTES) sinceYield = 0;
   };
   const write = async (text: string | Buffer): Promise<void> => {
     let buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;

@@ -36,7 +36,8 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  *
  * 1. Each request gets its own demand gate, shared by the client (the upstream read) and the body (the client's pulls).
  * 2. The client going away (the body cancelled, or `request.signal` aborted) unsubscribes: the upstream is aborted.
- * 3. `sse` serves `GET ?q=` too (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
+ * 3. A body not complete within `bodyTimeoutMs` (30 s) gets 408 `request_timeout`.
+ * 4. `sse` serves `GET ?q=` too (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
  *    without `q` the `demoRequest`).
  *
  * ## Example (Hono)
@@ -54,7 +55,9 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   const { client } = config;
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const bodyLimit = config.bodyLimit ?? '1mb';
+  const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
   const queryLimit = config.queryLimit ?? 8192;
+  const stallTimeoutMs = config.writeStallTimeoutMs ?? 30_000;
   const secrets = [...keys, ...(config.secrets ?? [])];
   const parseConfig = {
     limits: resolveRequestLimits(config.requestLimits),
@@ -68,7 +71,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     assertJsonContentType(request.headers.get('content-type') ?? undefined, request.body !== null);
     let body: unknown;
     try {
-      body = await readRequestJson(request, bodyLimit);
+      body = await readRequestJson(request, bodyLimit, bodyTimeoutMs);
     } catch (error) {
       throw toRequestError(error, bodyLimit) ?? error;
     }
@@ -82,7 +85,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
 
   const handler = (wire: ChatWireFormat): WebHandler => (request) => {
     const { call } = CHAT_WIRES[wire];
-    const demand = createDemandGate();
+    const demand = createDemandGate({ stallTimeoutMs });
     let release: (() => void) | undefined;
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {

@@ -30,7 +30,9 @@ const HIGH_WATER_MARK = 16 * 1024;
  * 4. Cancelling the body, or `requestSignal` aborting (the client went away), unsubscribes from the source, which
  *    aborts the upstream request.
  * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the queue is full).
- * 6. `config.signal` aborting ends the response with its reason (a `ShutdownError` by default).
+ * 6. The demand gate's write stall deadline (`createDemandGate({ stallTimeoutMs })`) errors the body of a client that
+ *    has not pulled that long (the platform drops its connection) and unsubscribes (the upstream is aborted).
+ * 7. `config.signal` aborting ends the response with its reason (a `ShutdownError` by default).
  *
  * ## Example (Hono)
  * ```ts
@@ -196,6 +198,13 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
       pending = { value };
     };
 
+    // The write stall deadline (the gate's `stallTimeoutMs`): the body errors (the platform drops the connection), the upstream is released.
+    subscription.add(
+      demand?.onStall?.((error) => {
+        body?.error(error);
+        settle('failed', 200, error);
+      }),
+    );
     if (requestSignal?.aborted) return onGone();
     requestSignal?.addEventListener('abort', onGone, { once: true });
     if (signal?.aborted) return onAbort();

@@ -3,6 +3,8 @@
  * byte by byte, gzip that is not gzip — a healthy SSE stream paced at 50 ms
  * keeps flowing and `/healthz` keeps answering. Asserted with a generous margin (a gap of seconds, as measured before
  * the request limits, fails); the figures are printed. Bounded: about 8 s of load, a few hundred requests at most.
+ * Then clients that never read a long stream: each is ended by the write stall deadline (`CHATFLUX_WRITE_STALL_TIMEOUT_MS`,
+ * 500 ms here) and its upstream request abandoned, while a healthy stream keeps flowing and `/healthz` answering.
  */
 import { connect, type Socket } from 'node:net';
 import { rawRequest } from '../helpers/rawRequest';
@@ -11,11 +13,16 @@ import { AUTH, GATEWAY_KEYS, startFaultGateway, type FaultGateway } from '../fau
 const HOSTILE = { Authorization: `Bearer ${GATEWAY_KEYS[1]}` }; // another client: the per-client limit is not what keeps the healthy one going
 const EMPTIES = `{"messages":[${new Array(330_000).fill('{}').join(',')}]}`;
 const MAX_HOSTILE_REQUESTS = 400;
+const STALL_MS = 500;
+const MAX_NON_READING = 4;
+/** A 5 MB event first (more than the socket buffers to a client take, about 4 MB), then an answer of 100,000 tokens. */
+const LONG_MODEL = 'deepseek-chat#huge-event=5000000;tokens=100000';
+const LONG = JSON.stringify({ model: LONG_MODEL, messages: [{ role: 'user', content: 'a long one' }] });
 
 let gw: FaultGateway;
 let port: number;
 beforeAll(async () => {
-  gw = await startFaultGateway({ env: { CHATFLUX_BODY_TIMEOUT_MS: '2000' } });
+  gw = await startFaultGateway({ env: { CHATFLUX_BODY_TIMEOUT_MS: '2000', CHATFLUX_WRITE_STALL_TIMEOUT_MS: String(STALL_MS) } });
   port = Number(new URL(gw.gateway.url).port);
 });
 afterAll(async () => gw.close());
@@ -61,9 +68,7 @@ describe('the gateway under hostile requests', () => {
         ),
       ),
     ];
-    // Not here yet: clients that never read a long stream. Four of them (answers of 3,000 tokens, gateway and
-    // emulator in this one process) stalled /healthz for 1.7 s (4.9 s at 100,000 tokens); where that time goes — the
-    // gateway's writer or the in-process emulator — is still to be found (issue 16).
+    // Clients that never read a long stream: see the next test.
     const healthz: number[] = [];
     const probe = (async () => {
       while (!stop) {
@@ -99,5 +104,75 @@ describe('the gateway under hostile requests', () => {
     expect(healthz.length).toBeGreaterThan(5);
     expect(largestGap).toBeLessThan(1500);
     expect(slowestHealthz).toBeLessThan(1000);
+  }, 30_000);
+
+  it('ends clients that never read a long stream (write stall deadline), releasing their upstream requests, while the others flow', async () => {
+    let stop = false;
+    let nonReading = 0;
+    const sockets: Socket[] = [];
+    const logsBefore = gw.logs.length;
+    // Four clients that never read, arriving while the healthy stream runs. Without the deadline they held their
+    // requests — and upstream connections — for as long as their sockets lived.
+    const clients = [0, 1, 2, 3].map(async (k) => {
+      await new Promise((resolve) => setTimeout(resolve, 500 * k));
+      if (!stop && nonReading++ < MAX_NON_READING) {
+        const socket = rawSocket(
+          `POST /chat/stream HTTP/1.1\r\nHost: x\r\nAuthorization: ${HOSTILE.Authorization}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(LONG)}\r\n\r\n${LONG}`,
+        );
+        socket.pause(); // never read
+        sockets.push(socket);
+        // A paused socket does not see the server's close: it is destroyed at the end (bounded by the test).
+        const started = performance.now();
+        while (performance.now() - started < 8000 && !stop) await new Promise((resolve) => setTimeout(resolve, 50));
+        socket.destroy();
+      }
+    });
+    const healthz: number[] = [];
+    const probe = (async () => {
+      while (!stop) {
+        const started = performance.now();
+        const res = await rawRequest(`${gw.gateway.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+        expect(res.status).toBe(200);
+        healthz.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the first is in
+    const healthy = await rawRequest(`${gw.gateway.url}/chat/sse`, {
+      body: { model: 'deepseek-chat#pace=50;tokens=40', messages: [{ role: 'user', content: 'hi' }] },
+      headers: AUTH,
+      signal: AbortSignal.timeout(20_000),
+    });
+    // the last one in has had its deadline (bounded)
+    for (const started = performance.now(); gw.logs.length - logsBefore < 5 && performance.now() - started < 5000; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    stop = true;
+    for (const socket of sockets) socket.destroy();
+    await Promise.all([...clients, probe]);
+
+    const gaps = healthy.pieces.slice(1).map((piece, i) => piece.at - (healthy.pieces[i]?.at ?? piece.at));
+    const largestGap = Math.max(...gaps);
+    const slowestHealthz = Math.max(...healthz);
+    const stalled = gw.logs.slice(logsBefore).filter((entry) => entry.error?.code === 'client_stalled');
+    const long = gw.emulator.requests.filter((request) => (request.body as { model?: string } | undefined)?.model === LONG_MODEL);
+    console.log(
+      `non-reading clients: ${nonReading} requests, ${stalled.length} ended by the ${STALL_MS} ms write stall deadline; healthy stream ${healthy.pieces.length} pieces, ` +
+        `largest gap ${Math.round(largestGap)} ms; /healthz ${healthz.length} probes, slowest ${Math.round(slowestHealthz)} ms`,
+    );
+    expect(healthy.status).toBe(200);
+    expect(healthy.body).toContain('data: [DONE]');
+    expect(healthy.pieces.length).toBeGreaterThan(10);
+    expect(healthz.length).toBeGreaterThan(5);
+    expect(largestGap).toBeLessThan(1500);
+    expect(slowestHealthz).toBeLessThan(1000);
+    // the four non-reading clients were ended by the deadline …
+    expect(stalled).toHaveLength(4);
+    expect(stalled.every((entry) => entry.status === 200 && entry.result === 'failed')).toBe(true);
+    // … and its upstream request abandoned (the connection released), not held or read to its end
+    expect(long).toHaveLength(4);
+    await Promise.all(long.map((request) => request.closed));
+    expect(long.every((request) => request.closedEarly && !request.completed)).toBe(true);
   }, 30_000);
 });

@@ -64,6 +64,17 @@ describe('toChatCompletionChunks', () => {
     });
   });
 
+  it('names the model a route’s last chunk reports (after a failover) on the finishing and usage chunks', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('-a-(d|)', { a: piece({ content: 'Hi' }, 0), d: { ...piece({}, 1, true, { finish_reason: 'stop', usage }), model: 'backup' } });
+      expectObservable(source.pipe(toChatCompletionChunks({ ...config, includeUsage: true }))).toBe('-a-(fu|)', {
+        a: chunk({ role: 'assistant', content: 'Hi' }),
+        f: { ...chunk({}, 'stop'), model: 'backup' },
+        u: { ...head, model: 'backup', choices: [], usage },
+      });
+    });
+  });
+
   it('passes an error through without a finishing chunk', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const error = new UpstreamStreamError('cut');

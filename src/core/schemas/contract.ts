@@ -52,6 +52,30 @@ export const OutputMessage = z.object({
 });
 export type OutputMessage = z.infer<typeof OutputMessage>;
 
+/**
+ * Extension: one attempt of a route (`createChatRoute`) — a target tried, retried, skipped, cut or that finished the
+ * answer — in the `attempts` field of the last chunk and of the `/chat/json` answer.
+ */
+export const RouteAttempt = z.object({
+  /** The target's name (`provider:model` unless configured). */
+  target: z.string(),
+  /** Its provider preset (`deepseek`, `moonshot`, `openai-compatible`, …). */
+  provider: z.string(),
+  /** Its model, when known. */
+  model: z.string().optional(),
+  /**
+   * `completed`: it finished the answer; `cut`: it delivered text, then broke (the answer was continued, or failed);
+   * `failed`: it failed before delivering (the request moved on); `retried`: a failure retried on the same target;
+   * `skipped`: its circuit breaker was open.
+   */
+  outcome: z.union([z.literal('completed'), z.literal('cut'), z.literal('failed'), z.literal('retried'), z.literal('skipped')]),
+  /** What went wrong: the provider's code or type, else chatflux's code (`timeout:first_chunk`, `network`, …). */
+  error: z.string().optional(),
+  /** The upstream HTTP status, for an HTTP failure. */
+  status: z.number().optional(),
+});
+export type RouteAttempt = z.infer<typeof RouteAttempt>;
+
 /** `/chat/json`'s body. `finish_reason` and `usage` are optional extensions. */
 export const LlmClientOutput = z.object({
   /** The upstream completion's id (`''` when it sent none). */
@@ -73,6 +97,10 @@ export const LlmClientOutput = z.object({
    * `[DONE]`, after every `finish_reason` but before any usage came: the answer is complete, its usage unknown.
    */
   usage_missing: z.boolean().optional(),
+  /** Extension, through a route: the provider preset of the target that finished the answer. */
+  provider: z.string().optional(),
+  /** Extension, through a route: every attempt, in order (usage is summed over those whose text was delivered). */
+  attempts: z.array(RouteAttempt).optional(),
 });
 export type LlmClientOutput = z.infer<typeof LlmClientOutput>;
 
@@ -90,6 +118,12 @@ export const LlmClientOutputChunk = z.object({
   usage: Usage.optional(),
   /** Extension, on the last chunk: `true` when usage was asked for and never came (see `LlmClientOutput`). */
   usage_missing: z.boolean().optional(),
+  /** Extension, on the last chunk through a route: the model that finished the answer. */
+  model: z.string().optional(),
+  /** Extension, on the last chunk through a route: the provider preset of the target that finished it. */
+  provider: z.string().optional(),
+  /** Extension, on the last chunk through a route: every attempt, in order (see `LlmClientOutput.attempts`). */
+  attempts: z.array(RouteAttempt).optional(),
 });
 export type LlmClientOutputChunk = z.infer<typeof LlmClientOutputChunk>;
 

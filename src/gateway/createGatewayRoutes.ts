@@ -1,0 +1,57 @@
+import type { ChatClient } from '../client/createChatClient.js';
+import { createChatRoute, type ChatRouteEvent, type ChatRouteTarget } from '../client/createChatRoute.js';
+import type { GatewayConfig } from './loadGatewayConfig.js';
+
+/**
+ * The gateway's routes (`config.routes`) as chat routes: each target a client of its provider (or of the built-in
+ * emulator, which continues DeepSeek-style prefixes), with its own retries and deadlines, the gateway's answer cap
+ * and `/chat/json` deadline, and every attempt and breaker transition told to `onEvent`.
+ *
+ * @param config - The gateway's configuration (its `routes` and `routeKeys`).
+ * @param emulatorUrl - The built-in emulator's base URL, for targets whose provider is `emulator`.
+ * @param onEvent - Receives every route event.
+ * @returns The routes by model name.
+ */
+export function createGatewayRoutes(
+  config: GatewayConfig,
+  emulatorUrl: string | undefined,
+  onEvent?: (event: ChatRouteEvent) => void,
+): Record<string, ChatClient> {
+  const routes: Record<string, ChatClient> = {};
+  for (const [model, route] of Object.entries(config.routes ?? {})) {
+    const targets = route.targets.map((target): ChatRouteTarget => {
+      const { provider, apiKeyEnv, retries, baseUrl, ...rest } = target;
+      const out: ChatRouteTarget = { ...rest };
+      if (provider === 'emulator') {
+        out.baseUrl = emulatorUrl!;
+        out.model = target.model ?? 'deepseek-chat';
+        out.prefill = target.prefill ?? 'deepseek';
+        out.name = target.name ?? `emulator:${out.model}`;
+      } else {
+        if (provider !== undefined) out.provider = provider;
+        if (baseUrl !== undefined) out.baseUrl = baseUrl;
+      }
+      const key = apiKeyEnv === undefined ? undefined : config.routeKeys?.[apiKeyEnv];
+      if (key !== undefined) out.apiKey = key;
+      const retry = retries ?? config.maxRetries;
+      if (retry !== undefined) out.retry = retry;
+      if (config.requireDone !== undefined) out.requireDone = config.requireDone;
+      if (config.upstreamConnections !== undefined) out.connections = config.upstreamConnections;
+      if (config.connectionWaitMs !== undefined) out.connectionWaitMs = config.connectionWaitMs;
+      return out;
+    });
+    routes[model] = createChatRoute({
+      name: model,
+      targets,
+      ...(route.breaker === undefined ? {} : { breaker: route.breaker }),
+      ...(route.silenceMs === undefined ? {} : { silenceMs: route.silenceMs }),
+      ...(route.failoverOnSilence === undefined ? {} : { failoverOnSilence: route.failoverOnSilence }),
+      ...(route.failoverOnContentPolicy === undefined ? {} : { failoverOnContentPolicy: route.failoverOnContentPolicy }),
+      ...(route.maxContinuations === undefined ? {} : { maxContinuations: route.maxContinuations }),
+      ...(config.jsonTimeoutMs === undefined ? {} : { jsonTimeoutMs: config.jsonTimeoutMs }),
+      ...(config.maxAnswerChars === undefined ? {} : { maxAnswerChars: config.maxAnswerChars }),
+      ...(onEvent === undefined ? {} : { onEvent }),
+    });
+  }
+  return routes;
+}

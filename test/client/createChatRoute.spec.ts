@@ -1,0 +1,129 @@
+/**
+ * createChatRoute as a library user sees it, against emulators on 127.0.0.1: events (attempts, breaker
+ * transitions), every breaker open → upstream_busy, a Moonshot `partial` continuation, a reasoning model cut in its
+ * reasoning (the reasoning and the text spliced apart), and misuse errors.
+ */
+import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { createChatRoute, type ChatRoute, type ChatRouteEvent } from '../../src/client/createChatRoute';
+import { CapacityError, ConfigError } from '../../src/core/errors';
+import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+
+const REQUEST = { messages: [{ role: 'user' as const, content: '你好' }] };
+let emulators: Emulator[] = [];
+let routes: ChatRoute[] = [];
+afterEach(async () => {
+  await Promise.all(routes.map((r) => r.close()));
+  await Promise.all(emulators.map((e) => e.close()));
+  emulators = [];
+  routes = [];
+});
+const emulator = async (...args: Parameters<typeof startEmulator>): Promise<Emulator> => {
+  const e = await startEmulator(...args);
+  emulators.push(e);
+  return e;
+};
+const route = (config: Parameters<typeof createChatRoute>[0]): ChatRoute => {
+  const r = createChatRoute(config);
+  routes.push(r);
+  return r;
+};
+
+describe('createChatRoute', () => {
+  it('reports attempts and breaker transitions; with every breaker open, upstream_busy with a Retry-After', async () => {
+    const down = await emulator({ dialect: 'deepseek', scenario: 'status=503' });
+    const events: ChatRouteEvent[] = [];
+    const r = route({
+      name: 'chat',
+      breaker: { consecutiveFailures: 1, coolDownMs: 60_000 },
+      targets: [{ baseUrl: down.url, model: 'deepseek-chat', name: 'only', retry: false }],
+      onEvent: (event) => events.push(event),
+    });
+    await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ code: 'upstream_http', status: 503 });
+    expect(r.breakerStates()).toEqual({ only: 'open' });
+    const busy = await firstValueFrom(r.json(REQUEST)).catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(CapacityError);
+    expect((busy as CapacityError).retryAfterSeconds).toBeGreaterThan(50);
+    expect(down.requests).toHaveLength(1);
+    expect(events.map((e) => (e.type === 'attempt' ? `attempt ${e.target} ${e.outcome}` : `breaker ${e.target} ${e.from}→${e.to}`))).toEqual([
+      'breaker only closed→open',
+      'attempt only failed',
+      'attempt only skipped',
+    ]);
+  });
+
+  it('continues a cut Moonshot answer with partial: true on another key of the same provider: the answer as if uncut', async () => {
+    const healthy = await emulator({ dialect: 'moonshot', seed: 2, scenario: 'tokens=40' });
+    const cutting = await emulator({ dialect: 'moonshot', seed: 2, scenario: 'tokens=40;pace=2;eof-after=15' });
+    const target = { provider: 'moonshot' as const, apiKey: 'k', model: 'kimi-k2-0905-preview' };
+    const whole = await firstValueFrom(route({ targets: [{ ...target, baseUrl: healthy.url }] }).json(REQUEST));
+    const r = route({ targets: [{ ...target, baseUrl: cutting.url, name: 'key1' }, { ...target, baseUrl: healthy.url, name: 'key2' }] });
+    const chunks = await lastValueFrom(r.stream(REQUEST).pipe(toArray()));
+    expect(chunks.map((c) => c.message.content).join('')).toBe(whole.message.content);
+    const last = chunks[chunks.length - 1]!;
+    expect(last.attempts?.map((a) => `${a.target}:${a.outcome}`)).toEqual(['key1:cut', 'key2:completed']);
+    const sent = healthy.requests[healthy.requests.length - 1]!.body as { messages: Array<Record<string, unknown>> };
+    expect(sent.messages[sent.messages.length - 1]).toMatchObject({ role: 'assistant', partial: true });
+  });
+
+  it('a reasoning model cut during its reasoning: the reasoning and the text each come whole, apart', async () => {
+    const healthy = await emulator({ dialect: 'deepseek', seed: 4, scenario: 'tokens=20' });
+    const cutting = await emulator({ dialect: 'deepseek', seed: 4, scenario: 'tokens=20;pace=2;reset-after=5' });
+    const target = { baseUrl: healthy.url, model: 'deepseek-reasoner', prefill: 'deepseek' as const };
+    const whole = await firstValueFrom(route({ targets: [target] }).json(REQUEST));
+    expect(whole.message.reasoning_content?.length).toBeGreaterThan(0);
+    const r = route({ targets: [{ ...target, baseUrl: cutting.url }, target] });
+    const spliced = await firstValueFrom(r.json(REQUEST));
+    expect(spliced.message.reasoning_content).toBe(whole.message.reasoning_content);
+    expect(spliced.message.content).toBe(whole.message.content);
+    expect(spliced.attempts?.map((a) => a.outcome)).toEqual(['cut', 'completed']);
+  });
+
+  it('a continuation cut again is continued by the target after the one that cut (not the first one again)', async () => {
+    const a = await emulator({ dialect: 'deepseek', seed: 5, scenario: 'tokens=40;pace=2;eof-after=10' });
+    const b = await emulator({ dialect: 'deepseek', seed: 5, scenario: 'tokens=40;pace=2;eof-after=10' });
+    const c = await emulator({ dialect: 'deepseek', seed: 5, scenario: 'tokens=40' });
+    const target = { model: 'deepseek-chat', prefill: 'deepseek' as const };
+    const whole = await firstValueFrom(route({ targets: [{ ...target, baseUrl: c.url }] }).json(REQUEST));
+    const r = route({ targets: [{ ...target, baseUrl: a.url, name: 'a' }, { ...target, baseUrl: b.url, name: 'b' }, { ...target, baseUrl: c.url, name: 'c' }] });
+    const answer = await firstValueFrom(r.json(REQUEST));
+    expect(answer.message.content).toBe(whole.message.content);
+    expect(answer.attempts?.map((x) => `${x.target}:${x.outcome}`)).toEqual(['a:cut', 'b:cut', 'c:completed']);
+    expect(a.requests).toHaveLength(1);
+  });
+
+  it('a half-open probe abandoned by its caller is released: the next request probes again instead of being refused', async () => {
+    const slow = await emulator({ dialect: 'deepseek', scenario: 'headers-delay=150;fail-first=1:503;tokens=5' });
+    const r = route({ breaker: { consecutiveFailures: 1, coolDownMs: 30 }, targets: [{ baseUrl: slow.url, model: 'deepseek-chat', retry: false, name: 'p' }] });
+    await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ status: 503 });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(r.breakerStates()).toEqual({ p: 'half_open' });
+    const probe = r.json(REQUEST).subscribe();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    probe.unsubscribe();
+    const answer = await firstValueFrom(r.json(REQUEST));
+    expect(answer.attempts?.map((x) => `${x.target}:${x.outcome}`)).toEqual(['p:completed']);
+    expect(r.breakerStates()).toEqual({ p: 'closed' });
+  });
+
+  it('chunks(): the spliced upstream chunks, their usage summed over the delivered attempts, no failed finish reason', async () => {
+    const failing = await emulator({ dialect: 'deepseek', seed: 6, scenario: 'tokens=12;finish=insufficient_system_resource' });
+    const healthy = await emulator({ dialect: 'deepseek', seed: 6, scenario: 'tokens=12' });
+    const target = { model: 'deepseek-chat', prefill: 'deepseek' as const };
+    const r = route({ targets: [{ ...target, baseUrl: failing.url }, { ...target, baseUrl: healthy.url }] });
+    const chunks = await lastValueFrom(r.chunks(REQUEST).pipe(toArray()));
+    const finishes = chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason).filter((f) => f != null));
+    expect(finishes).toEqual(['stop']);
+    const usages = chunks.flatMap((c) => (c.usage == null ? [] : [c.usage]));
+    expect(usages).toHaveLength(1);
+    // 12 pieces from the failing primary, none left for the backup; both prompts.
+    const single = await firstValueFrom(route({ targets: [{ ...target, baseUrl: healthy.url }] }).json(REQUEST));
+    expect(usages[0]).toMatchObject({ completion_tokens: 12, prompt_tokens: 2 * single.usage!.prompt_tokens! });
+  });
+
+  it('refuses no targets, a bad context window and a bad breaker setting with a ConfigError', () => {
+    expect(() => createChatRoute({ targets: [] })).toThrow(ConfigError);
+    expect(() => createChatRoute({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1', contextWindow: -1 }] })).toThrow(/contextWindow/);
+    expect(() => createChatRoute({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1' }], breaker: { window: 0 } })).toThrow(/window/);
+    expect(() => createChatRoute({ name: 'chat', targets: [{ baseUrl: 'http://127.0.0.1:9/v1' }] })).toThrow(/has no model/);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * `POST /chat/token` and `GET /chat/sse?token=…`: a browser's `EventSource` (which cannot send an Authorization
+ * header) authenticates with a short-lived signed token instead of a long-lived key in its URL. The token is behind
+ * the key, expires, cannot be forged, counts as the same client for the per-client limit, and never reaches a log.
+ */
+import express from 'express';
+import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
+import { redactSecrets } from '../../src/core/redactSecrets';
+import { chatRouter, type ChatRequestLog, type ChatRouterConfig } from '../../src/express/chatRouter';
+import { createSseTokens } from '../../src/node/createSseTokens';
+import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { rawRequest } from '../helpers/rawRequest';
+import { startServer, type TestServer } from '../helpers/startServer';
+
+const KEY = 'token-suite-key-0123456789abcdef';
+const AUTH = { Authorization: `Bearer ${KEY}` };
+const Q = encodeURIComponent(JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }));
+
+let emulator: Emulator;
+let client: ChatClient;
+let server: TestServer | undefined;
+const logs: ChatRequestLog[] = [];
+beforeAll(async () => {
+  emulator = await startEmulator({ dialect: 'deepseek', seed: 3 });
+  client = createChatClient({ baseUrl: emulator.url, model: 'deepseek-chat', retry: 0 });
+});
+afterAll(async () => {
+  await client.close();
+  await emulator.close();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  logs.length = 0;
+});
+
+const serve = async (config: Partial<ChatRouterConfig> = {}): Promise<string> => {
+  const app = express();
+  app.use(chatRouter({ client, apiKeys: [KEY], heartbeatMs: 0, log: (entry) => logs.push(entry), ...config }));
+  server = await startServer(app);
+  return server.url;
+};
+
+const getToken = async (url: string): Promise<{ token: string; expiresAt: string }> => {
+  const res = await rawRequest(`${url}/chat/token`, { method: 'POST', headers: AUTH });
+  expect(res.status).toBe(200);
+  expect(res.headers['cache-control']).toBe('no-store');
+  return JSON.parse(res.body) as { token: string; expiresAt: string };
+};
+
+describe('POST /chat/token', () => {
+  it('is behind the key: 401 in the JSON error format without it', async () => {
+    const url = await serve();
+    const res = await rawRequest(`${url}/chat/token`, { method: 'POST' });
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'unauthorized', type: 'authentication_error' } });
+  });
+
+  it('answers a short-lived token that GET /chat/sse takes in place of the Authorization header', async () => {
+    const url = await serve();
+    const before = Date.now();
+    const { token, expiresAt } = await getToken(url);
+    expect(token).not.toContain(KEY);
+    const expires = Date.parse(expiresAt);
+    expect(expires).toBeGreaterThanOrEqual(before + 60_000);
+    expect(expires).toBeLessThan(Date.now() + 60_000 + 1000);
+    const res = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('data: [DONE]');
+    // without either, still 401
+    expect((await rawRequest(`${url}/chat/sse?q=${Q}`)).status).toBe(401);
+    // the token is nowhere in the log
+    expect(logs.length).toBeGreaterThan(0);
+    expect(JSON.stringify(logs)).not.toContain(token);
+  });
+
+  it('refuses a forged, malformed, repeated or expired token with 401 in the SSE error format', async () => {
+    const url = await serve({ tokenTtlMs: 300 });
+    const { token } = await getToken(url);
+    const [payload, signature = ''] = token.split('.');
+    const flipped = `${payload}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+    // a token for another client, signed with another secret
+    const foreign = createSseTokens({ secret: 'another-secret-0123456789' }).issue('key:someone-else').token;
+    const forged = [flipped, foreign, 'not-a-token', `${payload}.`, `${token}.${token}`];
+    for (const bad of forged) {
+      const res = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(bad)}`);
+      expect(res.status).toBe(401);
+      expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(res.body).toMatch(/^event: error\n/);
+      expect(res.body).toContain('"code":"unauthorized"');
+      expect(res.body).toContain('POST /chat/token');
+    }
+    expect((await rawRequest(`${url}/chat/sse?q=${Q}&token=${token}&token=${token}`)).status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const expired = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
+    expect(expired.status).toBe(401);
+    expect(emulator.requests.filter((request) => request.status === 0)).toHaveLength(0);
+  });
+
+  it('counts a token as the client of its key for the per-client limit', async () => {
+    const url = await serve({ maxConcurrentPerClient: 1 });
+    const { token } = await getToken(url);
+    const controller = new AbortController();
+    let first!: () => void;
+    const streaming = new Promise<void>((resolve) => (first = resolve));
+    const long = rawRequest(`${url}/chat/sse`, {
+      body: { model: 'deepseek-chat#pace=50;tokens=200', messages: [{ role: 'user', content: 'long' }] },
+      headers: AUTH,
+      signal: controller.signal,
+      onPiece: () => first(),
+    });
+    await streaming;
+    const res = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
+    expect(res.status).toBe(429);
+    expect(res.body).toContain('"code":"concurrency_limit"');
+    controller.abort();
+    await long;
+  });
+
+  it('is not served when the endpoints are open (no keys): a browser needs no token', async () => {
+    const url = await serve({ apiKeys: [] });
+    expect((await rawRequest(`${url}/chat/token`, { method: 'POST' })).status).toBe(404);
+  });
+});
+
+describe('redactSecrets and tokens in URLs', () => {
+  it('redacts the token query parameter of any URL it is given', () => {
+    expect(redactSecrets('GET /chat/sse?q=%7B%7D&token=abc123.def456 200')).toBe(
+      'GET /chat/sse?q=%7B%7D&token=[redacted] 200',
+    );
+    expect(redactSecrets('/chat/sse?token=abc123.def456&q=1')).toBe('/chat/sse?token=[redacted]&q=1');
+    expect(redactSecrets('max_tokens=200')).toBe('max_tokens=200');
+  });
+});

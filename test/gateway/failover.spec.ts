@@ -1,0 +1,312 @@
+/**
+ * The failover catalogue (issue 19), one case per fault, through the gateway: a route `chat` over emulators started
+ * here (each with its fault as its default scenario), configured with CHATFLUX_ROUTES as an operator would. The
+ * client gets the complete answer — the same text, to the character, as a healthy route gives — or, for the
+ * content-policy case and when nobody can continue, a clean error; with the attempts and the model that finished.
+ *
+ * Time is scaled down so the file runs in a few seconds: "first token after 20 s" is a 5 s queue against a 300 ms
+ * first-chunk budget, "silent for 30 s" a stall against a 300 ms idle deadline, "down for a minute, one request every
+ * 4 s" is down for 1 s with a request every 100 ms and a 300 ms breaker cool-down (all 1/40 or shorter).
+ */
+import type { LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../../src/core/schemas';
+import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
+import type { GatewayRoute, GatewayRouteTarget } from '../../src/gateway/loadRoutes';
+import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
+import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
+import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { rawRequest } from '../helpers/rawRequest';
+
+jest.setTimeout(15_000);
+
+interface TargetSpec {
+  scenario?: string;
+  dialect?: EmulatorDialect;
+  target?: Partial<GatewayRouteTarget>;
+}
+
+interface Setup {
+  gateway: RunningGateway;
+  emulators: Emulator[];
+}
+
+const MESSAGES = [{ role: 'user', content: '讲讲 failover' }];
+let open: Setup | undefined;
+afterEach(async () => {
+  await open?.gateway.close(0);
+  await Promise.all(open?.emulators.map((e) => e.close()) ?? []);
+  open = undefined;
+});
+
+/** A gateway with route `chat` over one emulator per spec, and route `ref` over a healthy one of `refDialect`. */
+async function setup(specs: TargetSpec[], route: Partial<GatewayRoute> = {}, refDialect: EmulatorDialect = 'deepseek', refTokens = 60): Promise<Setup> {
+  const emulators = await Promise.all(specs.map((spec) => startEmulator({ dialect: spec.dialect ?? 'deepseek', seed: 1, scenario: spec.scenario ?? '' })));
+  const ref = await startEmulator({ dialect: refDialect, seed: 1, scenario: `tokens=${refTokens}` });
+  emulators.push(ref);
+  const targets = specs.map((spec, i) => ({
+    provider: 'openai-compatible',
+    baseUrl: emulators[i]!.url,
+    model: 'deepseek-chat',
+    name: `t${i}`,
+    retries: 0,
+    prefill: 'deepseek',
+    ...spec.target,
+  }));
+  const routes = {
+    chat: { breaker: false, ...route, targets },
+    ref: { targets: [{ provider: 'openai-compatible', baseUrl: ref.url, model: 'deepseek-chat', name: 'ref' }] },
+  };
+  const gateway = await startGateway(
+    { ...loadGatewayConfig({ CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_HEARTBEAT_MS: '0' }), port: 0 },
+    { log: () => undefined },
+  );
+  open = { gateway, emulators };
+  return open;
+}
+
+const stream = async (s: Setup, model = 'chat'): Promise<{ status: number; lines: Array<LlmClientOutputChunk & { error?: { code: string; message: string } }> }> => {
+  const res = await rawRequest(`${s.gateway.url}/chat/stream`, { body: { model, messages: MESSAGES } });
+  return { status: res.status, lines: res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)) };
+};
+const json = async (s: Setup, model = 'chat'): Promise<{ status: number; body: LlmClientOutput & { error?: { code: string; message: string } } }> => {
+  const res = await rawRequest(`${s.gateway.url}/chat/json`, { body: { model, messages: MESSAGES } });
+  return { status: res.status, body: JSON.parse(res.body) };
+};
+
+/** The text a healthy route gives. */
+const healthyText = async (s: Setup): Promise<string> => (await json(s, 'ref')).body.message.content;
+const outcomes = (attempts: RouteAttempt[] | undefined): string[] => (attempts ?? []).map((a) => `${a.target}:${a.outcome}${a.error === undefined ? '' : `(${a.error})`}`);
+
+/** Asserts a complete stream: one index sequence, done last, the healthy text; returns its last chunk. */
+function expectComplete(lines: LlmClientOutputChunk[], text: string): LlmClientOutputChunk {
+  expect(lines.map((l) => l.index)).toEqual(lines.map((_, i) => i));
+  expect(lines.filter((l) => l.done)).toHaveLength(1);
+  const last = lines[lines.length - 1]!;
+  expect(last.done).toBe(true);
+  expect(lines.map((l) => l.message.content).join('')).toBe(text);
+  expect(lines.some((l) => l.message.reasoning_content !== undefined)).toBe(false);
+  return last;
+}
+
+describe('failover catalogue through the gateway (route "chat")', () => {
+  it('429 with Retry-After: obeyed on the same target (its retry budget), then the fallback answers; its model and usage only', async () => {
+    const s = await setup(
+      [{ dialect: 'openai', scenario: 'status=429;retry-after-ms=150', target: { retries: 1 } }, { target: { model: 'backup-model' } }],
+      {},
+      'deepseek',
+      60,
+    );
+    s.emulators[1]!.setScenario('tokens=60');
+    const started = Date.now();
+    const { lines } = await stream(s);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    const last = lines[lines.length - 1]!;
+    expect(last.done).toBe(true);
+    expect(outcomes(last.attempts)).toEqual(['t0:retried(rate_limit_exceeded)', 't0:failed(rate_limit_exceeded)', 't1:completed']);
+    expect(last.model).toBe('backup-model');
+    expect(last.provider).toBe('openai-compatible');
+    expect(last.usage?.completion_tokens).toBe(61 - 1); // the backup's own usage: the 429s are not billed
+  });
+
+  it('429 persistent without Retry-After: backoff retries, then the next target', async () => {
+    const s = await setup([{ scenario: 'status=429', target: { retries: 1 } }, { scenario: 'tokens=60' }]);
+    const { body } = await json(s);
+    expect(body.message.content).toBe(await healthyText(s));
+    expect(outcomes(body.attempts)).toEqual(['t0:retried(rate_limit_exceeded)', 't0:failed(rate_limit_exceeded)', 't1:completed']);
+  });
+
+  it('500 once: retried on the same target, which answers', async () => {
+    const s = await setup([{ scenario: 'fail-first=1:500;tokens=60', target: { retries: 1 } }, { scenario: 'tokens=60' }]);
+    const { lines } = await stream(s);
+    const last = expectComplete(lines, await healthyText(s));
+    expect(outcomes(last.attempts)).toEqual(['t0:retried(internal_error)', 't0:completed']);
+    expect(s.emulators[1]!.requests).toHaveLength(0);
+  });
+
+  it('503 persistent: the next target answers, and the client sees its model', async () => {
+    const s = await setup([{ scenario: 'status=503' }, { scenario: 'tokens=60', target: { model: 'deepseek-chat' } }]);
+    const { body } = await json(s);
+    expect(body.message.content).toBe(await healthyText(s));
+    expect(body.model).toBe('deepseek-chat');
+    expect(body.provider).toBe('openai-compatible');
+    expect(outcomes(body.attempts)).toEqual(['t0:failed(server_overloaded)', 't1:completed']);
+  });
+
+  it('reset before headers: the next target answers', async () => {
+    const s = await setup([{ scenario: 'reset-before-headers' }, { scenario: 'tokens=60' }]);
+    const { lines } = await stream(s);
+    const last = expectComplete(lines, await healthyText(s));
+    expect(outcomes(last.attempts)).toEqual(['t0:failed(network)', 't1:completed']);
+  });
+
+  it('no response at all: one headers budget, not retried on the same target, then the next', async () => {
+    const s = await setup([{ scenario: 'headers-delay=30000', target: { retries: 2, timeouts: { headers: 300 } } }, { scenario: 'tokens=60' }]);
+    const started = Date.now();
+    const { body } = await json(s);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(body.message.content).toBe(await healthyText(s));
+    expect(outcomes(body.attempts)).toEqual(['t0:failed(timeout:headers)', 't1:completed']);
+    expect(s.emulators[0]!.requests).toHaveLength(1);
+  });
+
+  it('first token after 20 s (here a 5 s queue against a 300 ms first-chunk budget): the next target, no retry', async () => {
+    const s = await setup([{ scenario: 'queue=5000;keep-alive=50', target: { retries: 2, timeouts: { firstChunk: 300 } } }, { scenario: 'tokens=60' }]);
+    const started = Date.now();
+    const { lines } = await stream(s);
+    expect(Date.now() - started).toBeLessThan(4_000); // one 300 ms budget, not the 5 s queue
+    const last = expectComplete(lines, await healthyText(s));
+    expect(outcomes(last.attempts)).toEqual(['t0:failed(timeout:first_chunk)', 't1:completed']);
+    expect(s.emulators[0]!.requests).toHaveLength(1);
+  });
+
+  it('stream cut after 40 of 60 tokens: continued by the next target from the text so far (DeepSeek prefix on /beta), spliced', async () => {
+    const s = await setup([{ scenario: 'tokens=60;pace=2;reset-after=40' }, { scenario: 'tokens=60' }]);
+    const { lines } = await stream(s);
+    const last = expectComplete(lines, await healthyText(s));
+    expect(outcomes(last.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    const continued = s.emulators[1]!.requests[0]!;
+    expect(continued.path).toBe('/v1/beta/chat/completions');
+    const messages = (continued.body as { messages: Array<Record<string, unknown>> }).messages;
+    expect(messages[messages.length - 1]).toMatchObject({ role: 'assistant', prefix: true });
+    expect(lines.slice(0, -1).map((l) => l.message.content).join('')).toContain(messages[messages.length - 1]!.content as string);
+  });
+
+  it('stream silent for 30 s mid-answer (a stall past a 300 ms idle deadline): continued; /chat/json too', async () => {
+    const s = await setup([{ scenario: 'tokens=60;stall-after=30', target: { timeouts: { idle: 300 } } }, { scenario: 'tokens=60' }]);
+    const text = await healthyText(s);
+    const res = await rawRequest(`${s.gateway.url}/chat/stream`, { body: { model: 'chat', messages: MESSAGES } });
+    const lines = res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LlmClientOutputChunk);
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:cut(timeout:idle)', 't1:completed']);
+    // The client's longest silence is about one idle budget (300 ms) plus the continuation's start, not 30 s.
+    const gaps = res.pieces.slice(1).map((piece, i) => piece.at - res.pieces[i]!.at);
+    expect(Math.max(...gaps)).toBeLessThan(3_000);
+    const { body } = await json(s);
+    expect(body.message.content).toBe(text);
+    expect(body.finish_reason).toBe('stop');
+  });
+
+  it('one malformed chunk: continued from the text before it (/chat/stream and /chat/sse alike)', async () => {
+    const s = await setup([{ scenario: 'tokens=60;malformed-json-at=20' }, { scenario: 'tokens=60' }]);
+    const text = await healthyText(s);
+    const { lines } = await stream(s);
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:cut(malformed_json)', 't1:completed']);
+    const sse = await rawRequest(`${s.gateway.url}/chat/sse`, { body: { model: 'chat', messages: MESSAGES } });
+    const data = sse.body.split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]').map((l) => JSON.parse(l.slice(6)) as LlmClientOutputChunk);
+    expect(sse.body).not.toContain('event: error');
+    expect(outcomes(expectComplete(data, text).attempts)).toEqual(['t0:cut(malformed_json)', 't1:completed']);
+  });
+
+  it('no [DONE]: complete after every finish_reason (no continuation); EOF before the finish is continued', async () => {
+    const s = await setup([{ scenario: 'tokens=60;no-done' }, { scenario: 'tokens=60' }]);
+    const text = await healthyText(s);
+    const { lines } = await stream(s);
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:completed']);
+    s.emulators[0]!.setScenario('tokens=60;eof-after=30');
+    const cut = await stream(s);
+    expect(outcomes(expectComplete(cut.lines, text).attempts)).toEqual(['t0:cut(stream_incomplete)', 't1:completed']);
+  });
+
+  it('context_length_exceeded: to the next target declared larger (a target no larger is not asked)', async () => {
+    const s = await setup([
+      { dialect: 'openai', scenario: 'context-window=5', target: { contextWindow: 5 } },
+      { scenario: 'tokens=60', target: { contextWindow: 5 } },
+      { scenario: 'tokens=60', target: { contextWindow: 128_000 } },
+    ]);
+    const { body } = await json(s);
+    expect(body.message.content).toBe(await healthyText(s));
+    expect(outcomes(body.attempts)).toEqual(['t0:failed(context_length_exceeded)', 't2:completed']);
+    expect(s.emulators[1]!.requests).toHaveLength(0);
+  });
+
+  it("a content-policy 400 does not fail over: the client gets a clean error with the provider's reason", async () => {
+    const s = await setup([{ dialect: 'moonshot', scenario: 'status=400;error-type=content_filter' }, { scenario: 'tokens=60' }]);
+    const { status, body } = await json(s);
+    expect(status).toBe(502);
+    expect(body.error).toMatchObject({ code: 'content_filter' });
+    expect(body.error!.message).toContain('considered high risk');
+    const { lines } = await stream(s);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.error).toMatchObject({ code: 'content_filter' });
+    expect(s.emulators[1]!.requests).toHaveLength(0);
+  });
+
+  it('a fallback that rejects the prefill: the client gets the real failure, never the 400 nor a truncated answer as complete', async () => {
+    const s = await setup([
+      { scenario: 'tokens=60;pace=2;reset-after=30', target: { prefill: false } },
+      { dialect: 'openai', scenario: 'reject-prefill', target: { prefill: 'assistant' } },
+    ]);
+    const { lines } = await stream(s);
+    expect(lines.some((l) => l.done && l.error === undefined)).toBe(false); // the error line is the only done: true
+    expect(lines[lines.length - 1]!.error).toMatchObject({ code: 'network' });
+    expect(lines.length).toBeGreaterThan(1); // the text delivered before the cut
+    const { status, body } = await json(s);
+    expect(status).toBe(502);
+    expect(body.error).toMatchObject({ code: 'network' });
+    expect(s.emulators[1]!.requests.every((r) => r.status === 400)).toBe(true);
+  });
+
+  it('a fallback that rejects the prefill, and a third that accepts it: spliced', async () => {
+    const s = await setup([
+      { scenario: 'tokens=60;pace=2;reset-after=30', target: { prefill: false } },
+      { dialect: 'openai', scenario: 'reject-prefill', target: { prefill: 'assistant' } },
+      { scenario: 'tokens=60' },
+    ]);
+    const { lines } = await stream(s);
+    const last = expectComplete(lines, await healthyText(s));
+    expect(outcomes(last.attempts)).toEqual(['t0:cut(network)', 't1:failed(invalid_request_error)', 't2:completed']);
+  });
+
+  it('insufficient_system_resource after the text: continued, usage added up over both attempts', async () => {
+    const s = await setup([{ scenario: 'tokens=60;finish=insufficient_system_resource' }, { scenario: 'tokens=60' }]);
+    const { lines } = await stream(s);
+    const last = expectComplete(lines, await healthyText(s));
+    expect(outcomes(last.attempts)).toEqual(['t0:cut(answer_failed)', 't1:completed']);
+    expect(last.finish_reason).toBe('stop');
+    // The primary delivered all 60 pieces before failing; the backup continued with nothing left: both prompts billed.
+    const ref = (await json(s, 'ref')).body.usage!;
+    expect(last.usage?.completion_tokens).toBe(60);
+    expect(last.usage?.prompt_tokens).toBe(2 * ref.prompt_tokens!);
+  });
+
+  it('a primary down for a minute, then healthy (20 requests, one every 4 s; here 1 s and 100 ms): every answer complete, the breaker spares the primary, which answers again once it recovers', async () => {
+    const s = await setup(
+      [{ scenario: 'down-for=1000;tokens=60' }, { scenario: 'tokens=60' }],
+      { breaker: { consecutiveFailures: 2, coolDownMs: 300 } },
+    );
+    const text = await healthyText(s);
+    const answered: string[] = [];
+    const skipped: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = Date.now();
+      const { lines } = await stream(s);
+      const last = expectComplete(lines, text);
+      answered.push(last.attempts!.find((a) => a.outcome === 'completed')!.target);
+      skipped.push(last.attempts!.filter((a) => a.outcome === 'skipped').length);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - started))));
+    }
+    const refused = s.emulators[0]!.requests.filter((r) => r.status === 503).length;
+    // Without a breaker every request of the first second would hit it (about 10); with it, two failures open it,
+    // then one probe per 300 ms cool-down.
+    expect(refused).toBeLessThanOrEqual(6);
+    expect(skipped.some((n) => n > 0)).toBe(true);
+    expect(answered[0]).toBe('t1');
+    expect(answered.slice(-3)).toEqual(['t0', 't0', 't0']);
+  });
+});
+
+describe('a route over the built-in emulator', () => {
+  it('provider "emulator" in a route starts the built-in emulator even when the default provider is another', async () => {
+    const env = {
+      CHATFLUX_PROVIDER: 'openai-compatible',
+      CHATFLUX_BASE_URL: 'http://127.0.0.1:9/v1',
+      CHATFLUX_EMULATOR_PACE_MS: '0',
+      CHATFLUX_ROUTES: JSON.stringify({ demo: { targets: [{ provider: 'emulator' }] } }),
+    };
+    const gateway = await startGateway({ ...loadGatewayConfig(env), port: 0 }, { log: () => undefined });
+    open = { gateway, emulators: [] };
+    const res = await rawRequest(`${gateway.url}/chat/json`, { body: { model: 'demo', messages: MESSAGES } });
+    expect(res.status).toBe(200);
+    const body = JSON.parse(res.body) as LlmClientOutput;
+    expect(body.model).toBe('deepseek-chat');
+    expect(outcomes(body.attempts)).toEqual(['emulator:deepseek-chat:completed']);
+  });
+});

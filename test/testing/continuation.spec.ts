@@ -1,0 +1,92 @@
+/**
+ * The emulator continues an assistant prefix per dialect (DeepSeek `prefix: true` on the beta path, Moonshot
+ * `partial: true`, openai a trailing assistant message): the continuation is the rest of the answer the request
+ * without the prefix gets, so prefix + continuation is that answer. Also `reject-prefill`, `down-for`,
+ * `context-window` and `error-code`.
+ */
+import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
+import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { rawPost } from './helpers/rawPost';
+
+const MESSAGES = [{ role: 'user', content: '你好' }];
+let emulator: Emulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+/** The streamed text (content, reasoning) of one request. */
+async function answer(url: string, body: Record<string, unknown>, path?: string): Promise<{ status: number; content: string; reasoning: string; raw: string }> {
+  const res = await rawPost(url, { stream: true, ...body }, path === undefined ? {} : { path });
+  const raw = res.body.toString('utf8');
+  let content = '';
+  let reasoning = '';
+  for (const line of raw.split('\n')) {
+    if (!line.startsWith('data: {')) continue;
+    const delta = (JSON.parse(line.slice(6)) as { choices: Array<{ delta?: { content?: string | null; reasoning_content?: string | null } }> }).choices[0]?.delta;
+    content += delta?.content ?? '';
+    reasoning += delta?.reasoning_content ?? '';
+  }
+  return { status: res.status, content, reasoning, raw };
+}
+
+describe('emulator continuation of an assistant prefix', () => {
+  const cases: Array<[EmulatorDialect, string, Record<string, unknown>, string | undefined]> = [
+    ['deepseek', 'deepseek-chat', { prefix: true }, '/beta/chat/completions'],
+    ['moonshot', 'kimi-k2-0905-preview', { partial: true }, undefined],
+    ['openai', 'gpt-4o-mini', {}, undefined],
+  ];
+  it.each(cases)('%s: prefix + continuation is the whole answer, for any cut point', async (dialect, model, mark, path) => {
+    emulator = await startEmulator({ dialect, seed: 3, scenario: 'tokens=40' });
+    const whole = await answer(emulator.url, { model, messages: MESSAGES });
+    expect(whole.content.length).toBeGreaterThan(20);
+    for (const cut of [1, 7, 20, whole.content.length]) {
+      const prefix = whole.content.slice(0, cut);
+      const rest = await answer(emulator.url, { model, messages: [...MESSAGES, { role: 'assistant', content: prefix, ...mark }] }, path);
+      expect(rest.status).toBe(200);
+      expect(prefix + rest.content).toBe(whole.content);
+    }
+  });
+
+  it('a thinking model cut during its reasoning continues the reasoning, then the text; cut during the text, no reasoning again', async () => {
+    emulator = await startEmulator({ dialect: 'deepseek', seed: 3, scenario: 'tokens=20' });
+    const whole = await answer(emulator.url, { model: 'deepseek-reasoner', messages: MESSAGES });
+    expect(whole.reasoning.length).toBeGreaterThan(4);
+    const half = whole.reasoning.slice(0, 4);
+    const rest = await answer(emulator.url, { model: 'deepseek-reasoner', messages: [...MESSAGES, { role: 'assistant', content: '', reasoning_content: half, prefix: true }] }, '/beta/chat/completions');
+    expect(half + rest.reasoning).toBe(whole.reasoning);
+    expect(rest.content).toBe(whole.content);
+    const after = await answer(emulator.url, { model: 'deepseek-reasoner', messages: [...MESSAGES, { role: 'assistant', content: whole.content.slice(0, 5), prefix: true }] }, '/beta/chat/completions');
+    expect(after.reasoning).toBe('');
+    expect(whole.content.slice(0, 5) + after.content).toBe(whole.content);
+  });
+
+  it('reject-prefill refuses any prefill with a 400 (the beta path and the usual one alike), and nothing else', async () => {
+    emulator = await startEmulator({ dialect: 'deepseek', seed: 3 });
+    const prefixed = { model: 'deepseek-chat', messages: [...MESSAGES, { role: 'assistant', content: '关于', prefix: true }] };
+    expect((await answer(emulator.url, prefixed)).status).toBe(200);
+    emulator.setScenario('reject-prefill');
+    expect((await answer(emulator.url, prefixed)).status).toBe(400);
+    const refused = await answer(emulator.url, prefixed, '/beta/chat/completions');
+    expect(refused.status).toBe(400);
+    expect(refused.raw).toContain('invalid_request_error');
+    expect((await answer(emulator.url, { model: 'deepseek-chat', messages: MESSAGES })).status).toBe(200);
+  });
+
+  it('down-for answers 503 from the first request for that long, then normally', async () => {
+    emulator = await startEmulator({ dialect: 'deepseek', scenario: 'down-for=300' });
+    expect((await answer(emulator.url, { model: 'deepseek-chat', messages: MESSAGES })).status).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await answer(emulator.url, { model: 'deepseek-chat', messages: MESSAGES })).status).toBe(200);
+  });
+
+  it('context-window refuses a longer prompt with the dialect\'s context_length_exceeded; error-code sets the code', async () => {
+    emulator = await startEmulator({ dialect: 'openai', scenario: 'context-window=3' });
+    const refused = await answer(emulator.url, { model: 'gpt-4o-mini', messages: MESSAGES });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.raw)).toMatchObject({ error: { code: 'context_length_exceeded', type: 'invalid_request_error' } });
+    expect(JSON.parse(refused.raw).error.message).toContain('maximum context length is 3 tokens');
+    emulator.setScenario('status=400;error-code=content_policy_violation');
+    expect(JSON.parse((await answer(emulator.url, { model: 'gpt-4o-mini', messages: MESSAGES })).raw)).toMatchObject({ error: { code: 'content_policy_violation' } });
+  });
+});
