@@ -24,6 +24,8 @@ export const TARGETS: Target[] = [
   { name: 'floor proxy (SSE)', role: 'floor', path: '/chat/sse', wire: 'spec-sse' },
   { name: 'chatflux /chat/sse', role: 'chatflux', path: '/chat/sse', wire: 'spec-sse' },
   { name: 'chatflux /chat/stream', role: 'chatflux', path: '/chat/stream', wire: 'ndjson' },
+  // CHATFLUX_WORKERS=2 as the gateway program runs it (node:cluster, one port); its CPU sums the primary's and the workers'.
+  { name: 'chatflux /chat/sse, 2 workers', role: 'chatflux2', path: '/chat/sse', wire: 'spec-sse' },
 ];
 
 export interface GatewayConfigRun {
@@ -335,7 +337,7 @@ export async function runGatewayBench({
       const ttfbMs = await timeToFirstByte(url, ttfbN);
       log(`  ${target.name}: answer ok, TTFB ${ttfbMs.toFixed(2)} ms`);
       // Memory before load, so that the baselines are not the heap a load run left behind.
-      if (target.role !== 'direct' && target.path !== '/chat/stream') {
+      if (target.role !== 'direct' && target.role !== 'chatflux2' && target.path !== '/chat/stream') {
         const memory: MemoryRow = { target: target.name, status: 'ok' };
         try {
           Object.assign(memory, await slowStreams(proxy, url, streams));

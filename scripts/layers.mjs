@@ -1,6 +1,6 @@
 // The layers of src/, lowest first: each folder may import only the folders it names (and itself).
 // docs/ARCHITECTURE.md draws the same table; eslint.config.mjs turns it into import-x/no-restricted-paths zones.
-const BELOW_CLIENT = ['core', 'operators', 'wire', 'source'];
+const BELOW_CLIENT = ['core', 'operators', 'wire', 'source', 'telemetry'];
 const BELOW_ADAPTERS = [...BELOW_CLIENT, 'client', 'node'];
 
 /** @type {Record<string, readonly string[]>} */
@@ -9,6 +9,7 @@ export const LAYERS = {
   operators: ['core'],
   wire: ['core'],
   source: ['core'],
+  telemetry: ['core'],
   client: BELOW_CLIENT,
   node: [...BELOW_CLIENT, 'client'],
   express: BELOW_ADAPTERS,

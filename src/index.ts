@@ -21,6 +21,13 @@ export {
   type ChatCallOptions,
   type ChatClientRequest,
 } from './client/createChatClient.js';
+export { traceCompletion, type TraceCompletionConfig } from './telemetry/traceCompletion.js';
+export { createCompletionTelemetry } from './telemetry/createCompletionTelemetry.js';
+export { GEN_AI_METRICS, type GenAiHistogram } from './telemetry/GEN_AI_METRICS.js';
+export type { TelemetryConfig } from './telemetry/TelemetryConfig.js';
+export type { CompletionDescription } from './telemetry/CompletionDescription.js';
+export type { CompletionCall } from './telemetry/CompletionCall.js';
+export type { CompletionTelemetry } from './telemetry/CompletionTelemetry.js';
 export { DEFAULT_TIMEOUTS, type TimeoutsConfig } from './source/defaultTimeouts.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retryPolicy.js';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/providers.js';

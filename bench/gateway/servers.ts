@@ -12,6 +12,7 @@
  * IPC: the child sends `{type:'ready', url}` (or `{type:'unavailable', message}`); it answers `{type:'stats'}` with its
  * RSS and CPU time (after a GC when `gc: true`) and the upstream's counters; `{type:'close'}` ends it.
  */
+import cluster, { type Worker } from 'node:cluster';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ import { request, type Dispatcher } from 'undici';
 import { chatfluxDir } from '../lib/chatfluxDir.js';
 import { encodeEvents, textEvents } from '../workloads.js';
 
-export type Role = 'upstream' | 'raw' | 'floor' | 'chatflux';
+export type Role = 'upstream' | 'raw' | 'floor' | 'chatflux' | 'chatflux2';
 
 export interface Stats {
   type: 'stats';
@@ -168,14 +169,70 @@ async function listen(server: ReturnType<typeof createServer>): Promise<string> 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/**
+ * `chatflux2`: a node:cluster primary with two workers, each running the `chatflux` role on the one port (as
+ * `CHATFLUX_WORKERS=2` runs the gateway program). Stats sum the primary's CPU and the workers'.
+ */
+async function clusterPrimary(workers: number): Promise<void> {
+  const forked: Worker[] = [];
+  for (let i = 0; i < workers; i++) forked.push(cluster.fork());
+  const ask = (worker: Worker, message: unknown): Promise<Record<string, unknown>> =>
+    new Promise((resolve) => {
+      worker.once('message', (reply: Record<string, unknown>) => resolve(reply));
+      worker.send(message as object);
+    });
+  const ready = await Promise.all(
+    forked.map(
+      (worker) =>
+        new Promise<{ type: string; url?: string; message?: string }>((resolve) => {
+          worker.once('message', resolve);
+          worker.once('exit', (code) => resolve({ type: 'unavailable', message: `worker exited with ${code}` }));
+        }),
+    ),
+  );
+  const failed = ready.find((message) => message.type !== 'ready');
+  if (failed !== undefined) {
+    for (const worker of forked) worker.kill();
+    process.send!(failed);
+    return;
+  }
+  process.on('message', (message: { type: string; gc?: boolean }) => {
+    if (message.type === 'stats') {
+      void Promise.all(forked.map((worker) => ask(worker, message) as Promise<unknown> as Promise<Stats>)).then((all) => {
+        const cpu = process.cpuUsage();
+        const memory = process.memoryUsage();
+        const stats: Stats = {
+          type: 'stats',
+          rssMb: memory.rss / 1048576 + all.reduce((sum, s) => sum + s.rssMb, 0),
+          heapMb: (memory.heapUsed + memory.external) / 1048576 + all.reduce((sum, s) => sum + s.heapMb, 0),
+          cpuUserMs: cpu.user / 1000 + all.reduce((sum, s) => sum + s.cpuUserMs, 0),
+          cpuSystemMs: cpu.system / 1000 + all.reduce((sum, s) => sum + s.cpuSystemMs, 0),
+          completed: 0,
+          bigBytes: 0,
+        };
+        process.send!(stats);
+      });
+    } else if (message.type === 'close') {
+      let left = forked.length;
+      for (const worker of forked) {
+        worker.once('exit', () => --left === 0 && process.exit(0));
+        worker.send({ type: 'close' });
+      }
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send!({ type: 'ready', url: ready[0]!.url });
+}
+
 async function main(): Promise<void> {
   const role = process.argv[2] as Role;
   const upstream = process.argv[3] ?? '';
+  if (role === 'chatflux2' && cluster.isPrimary) return clusterPrimary(2);
   const counters = { completed: 0, bigBytes: 0 };
   let close: () => Promise<void>;
   let url: string;
   try {
-    if (role === 'chatflux') {
+    if (role === 'chatflux' || role === 'chatflux2') {
       const [{ startGateway }, { loadGatewayConfig }] = await Promise.all([
         import(join(chatfluxDir(), 'gateway/startGateway.js')) as Promise<
           typeof import('../../src/gateway/startGateway.js')

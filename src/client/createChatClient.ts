@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { defer, finalize, map, type Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
 import { createConnectionSlots } from './createConnectionSlots.js';
@@ -28,6 +28,12 @@ import { requestCompletion } from '../source/requestCompletion.js';
 import type { Flux, Mono, ServerSentEvent } from '../core/types.js';
 import { DEFAULT_TIMEOUTS, type TimeoutsConfig } from '../source/defaultTimeouts.js';
 import type { ProviderName } from './providers.js';
+import { genAiProviderName } from './genAiProviderName.js';
+import type { TelemetryConfig } from '../telemetry/TelemetryConfig.js';
+import { createCompletionTelemetry } from '../telemetry/createCompletionTelemetry.js';
+import type { CompletionCall } from '../telemetry/CompletionCall.js';
+import { traceCall } from '../telemetry/traceCall.js';
+import { watchAttempt } from '../telemetry/watchAttempt.js';
 
 /** Options of {@link createChatClient}. */
 export interface ChatClientConfig {
@@ -73,6 +79,12 @@ export interface ChatClientConfig {
    * too, as some providers never send `[DONE]`). See `decodeChunk({ requireDone })`.
    */
   requireDone?: boolean;
+  /**
+   * OpenTelemetry (optional peer `@opentelemetry/api`): one `chat {model}` span per call and the `gen_ai.client.*`
+   * metrics, to the global providers unless others are given; message content only with `captureContent`. Without
+   * a registered provider nothing is recorded. `false`: off. See README "Observability".
+   */
+  telemetry?: TelemetryConfig | false;
 }
 
 /** Per-call options of a {@link ChatClient} method. */
@@ -94,6 +106,13 @@ export interface ChatClient {
   readonly baseUrl: string;
   /** The default model, if any. */
   readonly model: string | undefined;
+  /** The client's own connection pool now (connections in use, requests waiting for one); absent with your `dispatcher`. */
+  readonly pool?: {
+    /** Connections in use now. */
+    readonly inUse: number;
+    /** Requests waiting for a connection now. */
+    readonly waiting: number;
+  };
   /** The upstream chunks, retried only before the first one. */
   chunks(request: ChatClientRequest, options?: ChatCallOptions): Flux<ChatCompletionChunk>;
   /** The whole answer as one value; a transient failure anywhere in the stream is retried (nothing reached the caller). */
@@ -133,7 +152,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   const connections = config.connections ?? 128;
   const connectionWaitMs = config.connectionWaitMs ?? 10_000;
   if (!Number.isInteger(connections) || connections < 1) {
-    throw new ConfigError(`createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for 128.`);
+    throw new ConfigError(
+      `createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for 128.`,
+    );
   }
   if (!(connectionWaitMs >= 0)) {
     throw new ConfigError(
@@ -168,41 +189,59 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   let closed = false;
   let inFlight = 0; // upstream requests running now (a graceful close waits for them)
   let drained: (() => void) | undefined;
+  // Telemetry: a span per call around the retries (traced), each attempt reported to it (watchAttempt).
+  const telemetry =
+    config.telemetry === false ? undefined : createCompletionTelemetry({ providerName: genAiProviderName(provider), ...config.telemetry });
+  const traced = <T>(request: ChatClientRequest, stream: boolean, run: (call: CompletionCall | undefined) => Observable<T>): Observable<T> =>
+    traceCall(telemetry, () => ({ providerName: genAiProviderName(provider), model: request.model ?? model, baseUrl, request, stream }), run);
 
-  const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}): Observable<ChatCompletionChunk> =>
-    defer(() => {
+  const pipelineOf = (
+    options: ChatCallOptions,
+    body: ReturnType<typeof toCompletionRequest>,
+    call: CompletionCall | undefined,
+  ): Observable<ChatCompletionChunk> => {
+    const traceHeaders = call?.headers();
+    const headers = traceHeaders === undefined ? config.headers : { ...config.headers, ...traceHeaders };
+    const upstream = requestCompletion(body, {
+      baseUrl,
+      dispatcher,
+      secrets,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(headers === undefined ? {} : { headers }),
+      ...(options.demand === undefined ? {} : { demand: options.demand }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
+    });
+    return withConnectionSlot(upstream, slots, {
+      connections,
+      waitMs: connectionWaitMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }).pipe(
+      parseSse(),
+      // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
+      // before its usage says so (usage_missing) instead of silently lacking it.
+      decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
+      chunkTimeouts<ChatCompletionChunk>({
+        firstChunk: timeouts.firstChunk,
+        idle: timeouts.idle,
+        ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
+        ...(options.demand === undefined ? {} : { demand: options.demand }),
+      }),
+      // Telemetry's view of each attempt (no operator at all when no provider records).
+      watchAttempt(call),
+    );
+  };
+  const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}, call?: CompletionCall): Observable<ChatCompletionChunk> =>
+    new Observable<ChatCompletionChunk>((subscriber) => {
+      // The subscriber is passed on as it is (no `defer` + `finalize` hops per chunk); its teardown counts the
+      // request out. A throw here errors the subscriber.
       if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
       const body = toCompletionRequest(request, model, requestLimits);
       inFlight++;
-      const upstream = requestCompletion(body, {
-        baseUrl,
-        dispatcher,
-        secrets,
-        ...(apiKey === undefined ? {} : { apiKey }),
-        ...(config.headers === undefined ? {} : { headers: config.headers }),
-        ...(options.demand === undefined ? {} : { demand: options.demand }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
+      subscriber.add(() => {
+        if (--inFlight === 0) drained?.();
       });
-      return withConnectionSlot(upstream, slots, {
-        connections,
-        waitMs: connectionWaitMs,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }).pipe(
-        parseSse(),
-        // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
-        // before its usage says so (usage_missing) instead of silently lacking it.
-        decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
-        chunkTimeouts<ChatCompletionChunk>({
-          firstChunk: timeouts.firstChunk,
-          idle: timeouts.idle,
-          ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
-          ...(options.demand === undefined ? {} : { demand: options.demand }),
-        }),
-        finalize(() => {
-          if (--inFlight === 0) drained?.();
-        }),
-      );
+      pipelineOf(options, body, call).subscribe(subscriber);
     });
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
   const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> =>
@@ -212,13 +251,15 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     provider,
     baseUrl,
     model,
-    chunks: (request, options) => retried(chunksOf(request, options), options?.signal),
-    json: (request, options) => {
-      const whole = retried(chunksOf(request, options).pipe(answer), options?.signal);
-      // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
-      return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
-    },
-    stream: (request, options) => retried(chunksOf(request, options).pipe(toOutputChunks()), options?.signal),
+    ...(slots === undefined ? {} : { pool: slots }),
+    chunks: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal)),
+    json: (request, options) =>
+      traced(request, false, (call) => {
+        const whole = retried(chunksOf(request, options, call).pipe(answer), options?.signal);
+        // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
+        return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
+      }),
+    stream: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call).pipe(toOutputChunks()), options?.signal)),
     sse: (request, options) => client.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
       closed = true;

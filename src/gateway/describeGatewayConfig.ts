@@ -30,6 +30,8 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `limits:       ${orDefault(config.maxConcurrentPerClient, GATEWAY_DEFAULTS.maxConcurrentPerClient)} requests per client, /chat/json answer ${orDefault(config.maxAnswerChars, DEFAULT_MAX_ANSWER_CHARS, ' chars')}${config.jsonTimeoutMs === undefined ? ', no deadline' : ` within ${config.jsonTimeoutMs} ms`}`,
     `shutdown:     grace ${orDefault(config.shutdownGraceMs, GATEWAY_DEFAULTS.shutdownGraceMs, ' ms')}`,
   ];
+  const otlp = config.otlp === undefined ? 'no OTLP export' : `OTLP ${[config.otlp.traces ? 'traces' : '', config.otlp.metrics ? 'metrics' : ''].filter(Boolean).join(' + ')}`;
+  lines.push(`telemetry:    GET /metrics (${config.metricsToken === undefined ? 'open' : 'Bearer token set'}), ${otlp}`);
   if (emulator) lines.push(`emulator:     ${orDefault(config.emulatorPaceMs, GATEWAY_DEFAULTS.emulatorPaceMs, ' ms')} between events`);
   const policy = config.requestPolicy;
   if (policy !== undefined) {

@@ -79,6 +79,14 @@ export interface GatewayConfig {
    * `emulator` only; default `GATEWAY_DEFAULTS.emulatorPaceMs`, 30: a provider's pace, so that the demo streams).
    */
   emulatorPaceMs?: number;
+  /** `CHATFLUX_METRICS_TOKEN`: the Bearer token `GET /metrics` asks for (default none: `/metrics` is open, as `/healthz`). Secret. */
+  metricsToken?: string;
+  /**
+   * Which OpenTelemetry signals go out over OTLP/HTTP: traces when `OTEL_EXPORTER_OTLP_ENDPOINT` or
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set, metrics when `OTEL_EXPORTER_OTLP_ENDPOINT` or
+   * `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` is (the exporters read the other `OTEL_EXPORTER_OTLP_*` variables themselves).
+   */
+  otlp?: { traces: boolean; metrics: boolean };
   /**
    * `CHATFLUX_ROUTES` (JSON) or `CHATFLUX_ROUTES_FILE` (a path): routes by model name, each a primary and its
    * fallbacks with failover, circuit breakers and mid-stream continuation (`loadRoutes`, README "Failover").
@@ -202,6 +210,14 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
   };
   for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
+  const metricsToken = text(env, 'CHATFLUX_METRICS_TOKEN');
+  if (metricsToken !== undefined) config.metricsToken = metricsToken;
+  const otlpAll = text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined;
+  const otlp = {
+    traces: otlpAll || text(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined,
+    metrics: otlpAll || text(env, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT') !== undefined,
+  };
+  if (otlp.traces || otlp.metrics) config.otlp = otlp;
   const routes = loadRoutes(env);
   if (routes !== undefined) {
     config.routes = routes;

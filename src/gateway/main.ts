@@ -7,10 +7,13 @@
  * A bad setting, a port in use or a missing peer dependency: one line on stderr naming it, and exit code 1.
  * Started by npm (`npx`, `npm start`), it also shuts down gracefully when the process that started it exits.
  */
+import cluster from 'node:cluster';
 import { ConfigError, isConfigError } from '../core/errors.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
+import { resolveWorkerCount } from './resolveWorkerCount.js';
+import { runClusterPrimary } from './runClusterPrimary.js';
 
 /** The gateway's own module, or the one line to print when a peer dependency it needs is not installed. */
 async function loadStartGateway(): Promise<typeof import('./startGateway.js').startGateway> {
@@ -29,11 +32,16 @@ async function loadStartGateway(): Promise<typeof import('./startGateway.js').st
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig(process.env);
+  const workers = resolveWorkerCount(process.env);
   const startGateway = await loadStartGateway();
-  for (const line of describeGatewayConfig(config)) process.stderr.write(`${line}\n`);
-  const gateway = await startGateway(config);
+  if (cluster.isPrimary) for (const line of describeGatewayConfig(config)) process.stderr.write(`${line}\n`);
+  // CHATFLUX_WORKERS: the primary only forks and signals; each worker runs the gateway on the shared port.
+  if (workers > 1 && cluster.isPrimary) return runClusterPrimary({ workers });
+  const worker = cluster.isWorker;
+  const gateway = await startGateway(config, worker ? { responseHeaders: { 'X-Chatflux-Worker': String(process.pid) } } : {});
   const graceMs = config.shutdownGraceMs ?? GATEWAY_DEFAULTS.shutdownGraceMs;
-  process.stderr.write(`chatflux gateway listening on ${gateway.url} (open it in a browser)\n`);
+  if (!worker) process.stderr.write(`chatflux gateway listening on ${gateway.url} (open it in a browser)\n`);
+  else process.send?.({ chatfluxListening: gateway.url });
   let stopping = false;
   // A terminal's Ctrl-C reaches both `npm start` and the gateway, and npm forwards it again: one shutdown for all.
   const stop = (signal: string): void => {
@@ -50,6 +58,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // A worker whose primary is gone (killed outright) shuts down rather than serve on, orphaned.
+  if (worker) process.on('disconnect', () => stop('primary exited'));
   // `npx chatflux-gateway` runs it under npm's `sh -c`, which dies of the SIGTERM npm passes on without passing it
   // further: when the process that started it goes away, shut down as on SIGTERM rather than serve on, orphaned.
   if (process.env['npm_command'] !== undefined) {

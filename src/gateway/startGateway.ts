@@ -19,6 +19,10 @@ import { listen } from './listen.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
 import { crossOriginPolicy } from './crossOriginPolicy.js';
 import { pageSecurityHeaders } from './pageSecurityHeaders.js';
+import pino, { type DestinationStream } from 'pino';
+import { matchesBearerKey } from '../node/matchesBearerKey.js';
+import { SSE_WIRE } from '../wire/SSE_WIRE.js';
+import { createGatewayTelemetry } from './createGatewayTelemetry.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -41,8 +45,12 @@ export interface StartGatewayOptions {
   log?: (entry: ChatRequestLog) => void;
   /** Merged into the chat client's config (e.g. `headers` for an emulator scenario in tests). */
   client?: Partial<ChatClientConfig>;
+  /** Where the default log sink (pino: one JSON line per request, with `trace_id`) writes (default stdout). */
+  logStream?: DestinationStream;
   /** Receives every route attempt and circuit-breaker transition of `config.routes` (for metrics). */
   onRouteEvent?: (event: ChatRouteEvent) => void;
+  /** Headers set on every response (a clustered worker names itself: `X-Chatflux-Worker: <pid>`). */
+  responseHeaders?: Readonly<Record<string, string>>;
 }
 
 const PAGE_PATH = join(__dirname, 'public', 'index.html');
@@ -96,14 +104,25 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.maxAnswerChars !== undefined) clientConfig.maxAnswerChars = config.maxAnswerChars;
   if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
   if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
-  const defaultClient = createChatClient({ ...clientConfig, ...options.client });
+  // Observability: spans and metrics on the gateway's own providers, /metrics, traceparent in and out, JSON logs.
+  const telemetry = createGatewayTelemetry({ otlp: config.otlp, heartbeat: SSE_WIRE.heartbeat ?? ': ping\n\n' });
+  const defaultClient = createChatClient({ ...clientConfig, telemetry: telemetry.client, ...options.client });
+  telemetry.observePool(() => defaultClient.pool);
   const client =
     config.routes === undefined
       ? defaultClient
       : routeByModel(createGatewayRoutes(config, emulator?.url, options.onRouteEvent), defaultClient);
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
-  const log = options.log ?? ((entry: ChatRequestLog) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`));
+  const logger = pino(
+    { base: null, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) }, mixin: () => telemetry.traceIds() ?? {} },
+    options.logStream ?? process.stdout,
+  );
+  const sink = options.log ?? ((entry: ChatRequestLog) => logger.info(entry, 'request'));
+  const log = (entry: ChatRequestLog): void => {
+    telemetry.countRequest(entry);
+    sink(entry);
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -112,7 +131,14 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     void shutdown.track(new Promise<void>((resolve) => res.once('close', () => resolve())));
     next();
   });
+  app.use((req, res, next) => telemetry.around(req, res, next));
   app.use(crossOriginPolicy(config.corsOrigins ?? []));
+  app.get('/metrics', (req, res) => {
+    if (config.metricsToken !== undefined && !matchesBearerKey(req.headers.authorization, [config.metricsToken])) {
+      return void res.status(401).set('WWW-Authenticate', 'Bearer').json({ error: { message: 'GET /metrics needs the CHATFLUX_METRICS_TOKEN as a Bearer token', type: 'invalid_request_error', code: 'unauthorized' } });
+    }
+    telemetry.serveMetrics(req, res);
+  });
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok', provider: config.provider }));
   const pageHeaders = pageSecurityHeaders(page);
   app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').set(pageHeaders).send(page));
@@ -139,9 +165,16 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
 
   // Not app.listen: Express 5 calls its callback with a listen error too, as if listening.
   const server = createServer(app);
+  const { responseHeaders } = options;
+  if (responseHeaders !== undefined) {
+    server.prependListener('request', (_req, res) => {
+      for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+    });
+  }
   const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await client.close();
     await emulator?.close();
+    await telemetry.shutdown();
     throw error;
   });
   server.on('clientError', answerClientError);
@@ -159,6 +192,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     await serverClosed;
     await client.close();
     await emulator?.close();
+    await telemetry.shutdown();
   };
   const gateway: RunningGateway = {
     url: `http://${host}:${port}`,

@@ -32,7 +32,7 @@ export interface ChatWire {
   format: WireFormat<unknown>;
   /** The HTTP writer (`sendJson`, `sendNdjson`, `sendSse`); options a wire has no use for are ignored. */
   send(res: ServerResponse, source: Observable<unknown>, config: WriteResponseConfig): Promise<WriteOutcome>;
-  /** The client method whose result the endpoint serves (`json`, `stream`, `sse`). */
+  /** The client method whose result the endpoint serves (`json`, `stream`; `/chat/sse` writes `stream` as SSE frames). */
   call(client: ChatClient, request: ChatRequest, options: ChatCallOptions): Observable<unknown>;
 }
 
@@ -61,7 +61,9 @@ export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
     endpoint: '/chat/sse',
     format: SSE_WIRE,
     send: sendSse,
-    call: (client, request, options) => client.sse(request, options),
+    // `client.stream()` in SSE_WIRE's frames: the bytes of `client.sse()` (`data: <json>`), without a ServerSentEvent
+    // made per chunk only to be taken apart by the writer.
+    call: (client, request, options) => client.stream(request, options),
   },
   // OpenAI's endpoint makes the same client calls as /chat/json and /chat/stream (retries, failover, timeouts apply
   // alike), then only reshapes their answers.

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { Subscription, type Observable } from 'rxjs';
-import { ConfigError, ShutdownError } from '../core/errors.js';
-import { toErrorResponse } from '../core/toErrorResponse.js';
+import type { Observable } from 'rxjs';
 import type { DemandGate } from '../core/createDemandGate.js';
 import type { WireFormat } from '../wire/WireFormat.js';
+import { createResponseWriter } from './createResponseWriter.js';
+import type { ResponseSink } from './ResponseSink.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 
 /** Options of {@link writeResponse} and of the `send*` writers. */
@@ -31,7 +31,7 @@ const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: 
 
 /**
  * Writes an Observable onto a `node:http` `ServerResponse` in a {@link WireFormat}: the shared core of
- * `sendJson`, `sendNdjson` and `sendSse`.
+ * `sendJson`, `sendNdjson` and `sendSse` — `createResponseWriter`'s state machine over a `ServerResponse` sink.
  *
  * 1. The 200 headers are committed lazily, with the first value or the first heartbeat (a streaming source that
  *    completes empty commits them at its end); an error before that gets a real status from `toErrorResponse` (plus
@@ -61,57 +61,14 @@ export function writeResponse<T>(
   format: WireFormat<T>,
   config: WriteResponseConfig = {},
 ): Promise<WriteOutcome> {
-  const { demand, signal, secrets = [], heartbeatMs = 15_000, onValue } = config;
-  const started = performance.now();
+  const { demand } = config;
   return new Promise<WriteOutcome>((resolve) => {
-    let committed = false;
-    let done = false;
-    let values = 0;
     let bytes = 0;
-    let firstValueMs: number | undefined;
-    let pending: { value: T } | undefined;
-    let heartbeat: ReturnType<typeof setTimeout> | undefined;
-    let lastWrite = started; // of the latest write: the one heartbeat timer checks it instead of being re-armed per value
+    let lastWrite = performance.now(); // of the latest write: set once per tick, in writeQueued
     let queued = ''; // frames of the current tick, written by writeQueued at its end
     let flushScheduled = false;
-    const subscription = new Subscription();
 
     const resume = (): void => demand?.resume();
-    const settle = (result: WriteOutcome['result'], status: number, error?: unknown): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(heartbeat);
-      takeQueued(); // written already by complete/fail; else the client is gone and the frames are dropped (but counted)
-      res.off('close', onClose);
-      res.off('drain', resume);
-      signal?.removeEventListener('abort', onAbort);
-      subscription.unsubscribe();
-      resume();
-      const outcome: WriteOutcome = { result, status, committed, values, bytes };
-      if (error !== undefined) outcome.error = error;
-      if (firstValueMs !== undefined) outcome.firstValueMs = firstValueMs;
-      resolve(outcome);
-    };
-    const commit = (extra: Record<string, string | number> = {}): void => {
-      if (committed) return;
-      committed = true;
-      const headers: Record<string, string | number> = { ...format.headers, ...extra };
-      if (format.streaming && res.shouldKeepAlive) headers['Connection'] = 'keep-alive';
-      res.writeHead(200, headers);
-    };
-    const onHeartbeat = (): void => {
-      heartbeat = undefined;
-      if (done) return;
-      const silent = performance.now() - lastWrite;
-      if (silent < heartbeatMs) return armHeartbeat(heartbeatMs - silent);
-      if (!res.writableNeedDrain) write(format.heartbeat ?? '');
-      else armHeartbeat(heartbeatMs);
-    };
-    /** Arms the one heartbeat timer (when none is pending); a write only moves `lastWrite`. */
-    const armHeartbeat = (ms: number): void => {
-      if (format.heartbeat === undefined || heartbeatMs <= 0 || done || heartbeat !== undefined) return;
-      heartbeat = setTimeout(onHeartbeat, Math.max(1, Math.ceil(ms)));
-    };
     /** Takes (and counts) the frames queued in this tick: the caller writes them before anything else, or drops them. */
     const takeQueued = (): string => {
       const text = queued;
@@ -132,91 +89,62 @@ export function writeResponse<T>(
       }
       flush(res);
     };
-    const write = (text: string): void => {
-      commit();
-      queued += text;
-      if (!flushScheduled) {
-        flushScheduled = true;
-        process.nextTick(writeQueued); // the heartbeat's `lastWrite` is set there, once per tick
-      }
-      armHeartbeat(heartbeatMs);
-    };
-    const fail = (error: unknown): void => {
-      if (done) return;
-      const { status, body, retryAfterSeconds } = toErrorResponse(error, { secrets });
-      let text = format.encodeError(body);
-      if (committed || res.headersSent) {
+    const sink: ResponseSink = {
+      commit(headers) {
+        const head: Record<string, string> = { ...headers };
+        if (format.streaming && res.shouldKeepAlive) head['Connection'] = 'keep-alive';
+        res.writeHead(200, head);
+      },
+      write(text) {
+        queued += text;
+        if (!flushScheduled) {
+          flushScheduled = true;
+          process.nextTick(writeQueued); // the heartbeat's `lastWrite` is set there, once per tick
+        }
+      },
+      end(text) {
         bytes += Buffer.byteLength(text);
         res.end(takeQueued() + text);
-        return settle('failed', 200, error);
-      }
-      const before = format.errorResponse;
-      if (before !== undefined) text = before.encodeError(body);
-      const headers: Record<string, string | number> = { ...(before ?? format).headers, 'Content-Length': Buffer.byteLength(text) };
-      if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
-      if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
-      bytes += Buffer.byteLength(text);
-      res.writeHead(status, headers).end(text);
-      settle('failed', status, error);
+      },
+      respond(status, headers, text) {
+        const length = Buffer.byteLength(text);
+        bytes += length;
+        res.writeHead(status, { ...headers, 'Content-Length': length }).end(text);
+      },
+      release() {
+        takeQueued(); // written already by end(); else the client is gone and the frames are dropped (but counted)
+        res.off('close', onClose);
+        res.off('drain', resume);
+        resume();
+      },
+      get full() {
+        return res.writableNeedDrain;
+      },
+      get headersSent() {
+        return res.headersSent;
+      },
+      get bytes() {
+        return bytes;
+      },
+      get lastWrite() {
+        return lastWrite;
+      },
     };
+    const writer = createResponseWriter(format, sink, { ...config, name: 'sendJson', onSettle: resolve });
     const onClose = (): void => {
-      if (!res.writableFinished) settle('disconnected', committed ? 200 : 0);
-    };
-    const onAbort = (): void => {
-      const reason: unknown = signal?.reason;
-      // The client is still connected (a disconnect settles first), so it is told to retry, never a log-only 499.
-      fail(reason instanceof Error && reason.name !== 'AbortError' ? reason : new ShutdownError());
-    };
-    const complete = (): void => {
-      if (done) return;
-      if (!format.streaming) {
-        if (pending === undefined) return fail(new ConfigError('sendJson expects a Mono (exactly one value); the source completed empty.'));
-        let text: string;
-        try {
-          text = format.encode(pending.value);
-        } catch (error) {
-          return fail(error);
-        }
-        commit({ 'Content-Length': Buffer.byteLength(text) });
-        bytes += Buffer.byteLength(text);
-        res.end(text);
-      } else {
-        commit(); // an empty Flux is still a 200 of this format: its Content-Type, Cache-Control, X-Accel-Buffering
-        bytes += Buffer.byteLength(format.trailer);
-        res.end(takeQueued() + format.trailer);
-      }
-      settle('completed', 200);
-    };
-    const next = (value: T): void => {
-      if (done) return;
-      firstValueMs ??= performance.now() - started;
-      values += 1;
-      let text: string | undefined;
-      try {
-        onValue?.(value);
-        if (format.streaming) text = format.encode(value);
-      } catch (error) {
-        return fail(error);
-      }
-      if (text !== undefined) return write(text);
-      if (pending !== undefined) return fail(new ConfigError('sendJson expects a Mono (exactly one value); the source emitted a second value.'));
-      pending = { value };
+      if (!res.writableFinished) writer.gone();
     };
 
-    if (res.destroyed || res.writableEnded) return settle('disconnected', 0);
+    if (res.destroyed || res.writableEnded) return writer.gone();
     res.on('close', onClose);
     // The write stall deadline (the gate's `stallTimeoutMs`): no frame reaches a client that does not read, so the
-    // upstream is released (settle unsubscribes) and the socket destroyed.
-    subscription.add(
+    // upstream is released (settling unsubscribes) and the socket destroyed.
+    writer.add(
       demand?.onStall?.((error) => {
-        settle('failed', committed ? 200 : 0, error);
+        writer.abandon(error);
         res.destroy();
       }),
     );
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    armHeartbeat(heartbeatMs);
-    // Added to a closed Subscription (settled synchronously), the source's subscription is unsubscribed at once.
-    subscription.add(source.subscribe({ next, error: fail, complete }));
+    writer.start(source);
   });
 }

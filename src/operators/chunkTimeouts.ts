@@ -1,12 +1,6 @@
-import {
-  asyncScheduler,
-  Observable,
-  tap,
-  type MonoTypeOperatorFunction,
-  type SchedulerLike,
-  type Subscription,
-} from 'rxjs';
+import { asyncScheduler, Observable, type MonoTypeOperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { TimeoutError } from '../core/errors.js';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import type { DemandGate } from '../core/createDemandGate.js';
 
 /** Options of {@link chunkTimeouts}, in milliseconds; absent or `0` means no deadline. */
@@ -82,22 +76,26 @@ export function chunkTimeouts<T>(config: ChunkTimeoutsConfig): MonoTypeOperatorF
         }
       };
       if (firstChunk !== undefined) deadline = scheduler.schedule(check, firstChunk);
-      const onValue = (): void => {
+      // After the first value: only the time of the latest (none at all without an idle deadline).
+      const onIdleValue = (value: T): void => {
         since = scheduler.now();
-        if (started) {
-          if (deadline === undefined && idle !== undefined) deadline = scheduler.schedule(check, idle);
-          return;
-        }
+        if (deadline === undefined) deadline = scheduler.schedule(check, idle as number);
+        subscriber.next(value);
+      };
+      let onValue = (value: T): void => {
+        since = scheduler.now();
         started = true;
         deadline?.unsubscribe();
         deadline = idle === undefined ? undefined : scheduler.schedule(check, idle);
+        onValue = idle === undefined ? (next: T) => subscriber.next(next) : onIdleValue;
+        subscriber.next(value);
       };
       const whole =
         total === undefined
           ? undefined
           : scheduler.schedule(() => subscriber.error(new TimeoutError('total', total)), total);
       // Passing the subscriber itself keeps the unsubscription chain (a synchronous firehose sees `closed`).
-      source.pipe(tap(onValue)).subscribe(subscriber);
+      source.subscribe(createOperatorSubscriber<T>(subscriber, (value) => onValue(value)));
       return () => {
         deadline?.unsubscribe();
         whole?.unsubscribe();

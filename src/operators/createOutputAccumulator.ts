@@ -1,5 +1,6 @@
 import { AnswerFailedError, StreamProtocolError } from '../core/errors.js';
 import type { AssembledToolCall } from './AssembledToolCall.js';
+import type { OutputMessage } from '../core/schemas/contract.js';
 import type { ChatCompletionChunk, ToolCall, Usage } from '../core/schemas/upstream.js';
 import { chunkUsage } from './chunkUsage.js';
 import { createChunkIdentity } from './createChunkIdentity.js';
@@ -7,22 +8,14 @@ import { createToolCallAssembler, type ToolCallAssembler } from './createToolCal
 import { deltaContent } from './deltaContent.js';
 import { deltaReasoning } from './deltaReasoning.js';
 
-/** What the followed choice says in one chunk. */
-export interface OutputStep {
-  /** New answer text (`''` when none). */
-  readonly content: string;
-  /** New reasoning text (`''` when none). */
-  readonly reasoning: string;
-  /** New refusal text (`''` when none). */
-  readonly refusal: string;
-  /** Tool calls this chunk completed (assembled, wire shape), or `undefined`. */
-  readonly toolCalls: ToolCall[] | undefined;
-}
-
 /** The per-subscription state shared by `toOutputChunks` and `toOutput`. See {@link createOutputAccumulator}. */
 export interface OutputAccumulator {
-  /** Reads one chunk; returns what the followed choice says in it, or `undefined` when it says nothing. */
-  push(chunk: ChatCompletionChunk): OutputStep | undefined;
+  /**
+   * Reads one chunk; returns what the followed choice says in it as the contract's message (its new text, in the
+   * key order the wire writes: `role`, `content`, `reasoning_content`, `refusal`, `tool_calls`), or `undefined` when
+   * it says nothing. The message is the caller's: made once, not a step object to be taken apart.
+   */
+  push(chunk: ChatCompletionChunk): OutputMessage | undefined;
   /** At the end of the stream: the tool calls still open (now complete), or `undefined`; throws if no chunk came. */
   finish(): ToolCall[] | undefined;
   /** The last non-empty `finish_reason` of the followed choice. */
@@ -118,9 +111,12 @@ export function createOutputAccumulator(choice: number): OutputAccumulator {
       if (choices.length === 0 && (chunk as { usage_missing?: unknown }).usage_missing === true) usageMissing = true;
       if (hasToolFragments) assembler ??= createToolCallAssembler();
       const toolCalls = assembler ? ours(assembler.push(chunk)) : undefined;
-      return content !== '' || reasoning !== '' || refusal !== '' || toolCalls !== undefined
-        ? { content, reasoning, refusal, toolCalls }
-        : undefined;
+      if (content === '' && reasoning === '' && refusal === '' && toolCalls === undefined) return undefined;
+      const message: OutputMessage = { role: 'assistant', content };
+      if (reasoning !== '') message.reasoning_content = reasoning;
+      if (refusal !== '') message.refusal = refusal;
+      if (toolCalls !== undefined) message.tool_calls = toolCalls;
+      return message;
     },
     finish() {
       if (chunks === 0)

@@ -1,4 +1,5 @@
-import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
 import { createChoiceEnds } from './createChoiceEnds.js';
 import { matchesChunkShape } from './matchesChunkShape.js';
@@ -161,45 +162,43 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
       let count = 0;
       const ends = createChoiceEnds();
       let usageSeen = false;
-      source
-        .pipe(
-          tap({
-            next(event) {
-              const type = event.event;
-              if (type === undefined || type === 'message') {
-                if (event.data === DONE) {
-                  subscriber.complete(); // unsubscribes the source chain now
-                  return;
-                }
-                count++;
-                const chunk = decode(event.data);
-                ends.note(chunk.choices);
-                if (chunk.usage != null) usageSeen = true;
-                subscriber.next(chunk);
-              } else if (type === 'error') {
-                let body: unknown;
-                try {
-                  body = JSON.parse(event.data);
-                } catch {
-                  body = undefined; // not JSON: the text itself is the message
-                }
-                throw upstreamStreamErrorFrom(body, event.data, secrets);
+      source.subscribe(
+        createOperatorSubscriber<SseEvent>(
+          subscriber,
+          (event) => {
+            const type = event.event;
+            if (type === undefined || type === 'message') {
+              if (event.data === DONE) {
+                subscriber.complete(); // unsubscribes the source chain now
+                return;
               }
-            },
-            complete() {
-              if (!requireDone && ends.allFinished()) {
-                if (usageRequested && !usageSeen)
-                  subscriber.next({ object: 'chat.completion.chunk', choices: [], usage_missing: true });
-                return; // a complete answer: ignoreElements passes the completion on
+              count++;
+              const chunk = decode(event.data);
+              ends.note(chunk.choices);
+              if (!usageSeen && chunk.usage != null) usageSeen = true;
+              subscriber.next(chunk);
+            } else if (type === 'error') {
+              let body: unknown;
+              try {
+                body = JSON.parse(event.data);
+              } catch {
+                body = undefined; // not JSON: the text itself is the message
               }
-              throw new StreamProtocolError(
-                'stream_incomplete',
-                `the upstream stream ended without data: [DONE] after ${count} chunk(s); the answer may be cut short`,
-              );
-            },
-          }),
-          ignoreElements(),
-        )
-        .subscribe(subscriber);
+              throw upstreamStreamErrorFrom(body, event.data, secrets);
+            }
+          },
+          () => {
+            if (!requireDone && ends.allFinished()) {
+              if (usageRequested && !usageSeen)
+                subscriber.next({ object: 'chat.completion.chunk', choices: [], usage_missing: true });
+              return; // a complete answer: the completion is passed on
+            }
+            throw new StreamProtocolError(
+              'stream_incomplete',
+              `the upstream stream ended without data: [DONE] after ${count} chunk(s); the answer may be cut short`,
+            );
+          },
+        ),
+      );
     });
 }

@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
-import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
 import { createEventCostCounter } from './createEventCostCounter.js';
 import { createUtf8Decoder, type Utf8Decoder } from './createUtf8Decoder.js';
@@ -164,34 +165,32 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
         if (failure !== undefined) throw failure;
       };
 
-      source
-        .pipe(
-          tap({
-            next(chunk) {
-              if (typeof chunk === 'string') {
-                if (bytesPending && utf8 !== undefined) {
-                  bytesPending = false;
-                  feedText(utf8.end());
-                  utf8.check();
-                }
-                feedText(chunk);
-              } else {
-                bytesPending = true;
-                utf8 ??= createUtf8Decoder(invalidUtf8);
-                feedText(utf8.decode(chunk));
-                utf8.check(); // after the text before a bad byte: the same events for every split
-              }
-            },
-            complete() {
+      source.subscribe(
+        createOperatorSubscriber<Uint8Array | string>(
+          subscriber,
+          (chunk) => {
+            if (typeof chunk === 'string') {
               if (bytesPending && utf8 !== undefined) {
+                bytesPending = false;
                 feedText(utf8.end());
-                utf8.check(); // an unfinished character is invalid UTF-8 too
+                utf8.check();
               }
-              // Whatever is still buffered is an unterminated event: discarded (§9.2.6, end of file).
-            },
-          }),
-          ignoreElements(),
-        )
-        .subscribe(subscriber);
+              feedText(chunk);
+            } else {
+              bytesPending = true;
+              utf8 ??= createUtf8Decoder(invalidUtf8);
+              feedText(utf8.decode(chunk));
+              utf8.check(); // after the text before a bad byte: the same events for every split
+            }
+          },
+          () => {
+            if (bytesPending && utf8 !== undefined) {
+              feedText(utf8.end());
+              utf8.check(); // an unfinished character is invalid UTF-8 too
+            }
+            // Whatever is still buffered is an unterminated event: discarded (§9.2.6, end of file).
+          },
+        ),
+      );
     });
 }

@@ -1,7 +1,8 @@
-import { defer, retry, tap, throwError, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import { Observable, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 import { ConfigError } from '../core/errors.js';
 import { abortableTimer } from './abortableTimer.js';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { computeRetryDelay } from './computeRetryDelay.js';
 import { isTransientError } from './isTransientError.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../core/retryPolicy.js';
@@ -78,23 +79,34 @@ export function retryOnTransient<T>(config: RetryOnTransientConfig | number = {}
   const random = options.random ?? Math.random;
   const transient = options.isTransient ?? ((error: unknown) => isTransientError(error, policy));
   if (policy.count === 0) return (source) => source;
+  // One subscriber per attempt, forwarding to the result's (no `tap` + `retry` hops per value): the bookkeeping runs
+  // only on an error, and after the first value nothing is retried.
   return (source) =>
-    defer(() => {
+    new Observable<T>((subscriber) => {
       let emitted = false;
-      return source.pipe(
-        tap(() => (emitted = true)),
-        retry({
-          count: policy.count,
-          delay: (error: unknown, attempt: number) => {
-            if (emitted || !transient(error)) return throwError(() => error);
-            const hint = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
-            const delayMs = computeRetryDelay(attempt, typeof hint === 'number' ? hint : undefined, policy, random);
-            if (delayMs === undefined) return throwError(() => error);
-            options.onRetry?.({ attempt, delayMs, error });
-            return abortableTimer(delayMs, scheduler, options.signal);
-          },
-        }),
-      );
+      let attempt = 0;
+      const onValue = (value: T): void => {
+        emitted = true;
+        subscriber.next(value);
+      };
+      const onError = (error: unknown): void => {
+        if (emitted || attempt >= policy.count || !transient(error)) return subscriber.error(error);
+        attempt += 1;
+        const hint = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+        const delayMs = computeRetryDelay(attempt, typeof hint === 'number' ? hint : undefined, policy, random);
+        if (delayMs === undefined) return subscriber.error(error);
+        options.onRetry?.({ attempt, delayMs, error });
+        subscriber.add(
+          abortableTimer(delayMs, scheduler, options.signal).subscribe({
+            next: subscribeToSource,
+            error: (reason: unknown) => subscriber.error(reason),
+          }),
+        );
+      };
+      const subscribeToSource = (): void => {
+        source.subscribe(createOperatorSubscriber<T>(subscriber, onValue, undefined, onError));
+      };
+      subscribeToSource();
     });
 }
 

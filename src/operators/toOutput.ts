@@ -76,9 +76,9 @@ export function toOutput(config: ToOutputConfig = {}): OperatorFunction<ChatComp
           const step = state.push(chunk);
           if (step !== undefined) {
             if (step.content !== '') content.push(step.content);
-            if (step.reasoning !== '') reasoning.push(step.reasoning);
-            if (step.refusal !== '') refusal.push(step.refusal);
-            if (step.toolCalls !== undefined) (toolCalls ??= []).push(...step.toolCalls);
+            if (step.reasoning_content !== undefined) reasoning.push(step.reasoning_content);
+            if (step.refusal !== undefined) refusal.push(step.refusal);
+            if (step.tool_calls !== undefined) (toolCalls ??= []).push(...step.tool_calls);
           }
           return count + 1;
         }, 0),

@@ -1,4 +1,5 @@
-import { Observable, ignoreElements, tap, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { ConfigError } from '../core/errors.js';
 import { createOutputAccumulator } from './createOutputAccumulator.js';
 import type { LlmClientOutputChunk, OutputMessage } from '../core/schemas/contract.js';
@@ -64,33 +65,26 @@ export function toOutputChunks(
     new Observable<LlmClientOutputChunk>((subscriber) => {
       const state = createOutputAccumulator(choice);
       let index = 0;
-      // One tap forwarding to the subscriber itself (no map + filter + concatWith hops per chunk); passing the
-      // subscriber keeps the unsubscription chain, so a synchronous firehose sees `closed`.
-      source
-        .pipe(
-          tap({
-            next(chunk) {
-              const step = state.push(chunk);
-              if (step === undefined) return;
-              const message: OutputMessage = { role: 'assistant', content: step.content };
-              if (step.reasoning !== '') message.reasoning_content = step.reasoning;
-              if (step.refusal !== '') message.refusal = step.refusal;
-              if (step.toolCalls !== undefined) message.tool_calls = step.toolCalls;
-              subscriber.next({ message, done: false, index: index++ });
-            },
-            complete() {
-              const toolCalls = state.finish();
-              const message: OutputMessage = { role: 'assistant', content: '' };
-              if (toolCalls !== undefined) message.tool_calls = toolCalls;
-              const last: LlmClientOutputChunk = { message, done: true, index: index++ };
-              if (state.finishReason !== undefined) last.finish_reason = state.finishReason;
-              if (state.usage !== undefined) last.usage = state.usage;
-              if (state.usageMissing) last.usage_missing = true;
-              subscriber.next(last);
-            },
-          }),
-          ignoreElements(),
-        )
-        .subscribe(subscriber);
+      // One subscriber forwarding to the operator's own (no map + filter + concatWith hops per chunk); it is added to
+      // the subscriber, which keeps the unsubscription chain, so a synchronous firehose sees `closed`.
+      source.subscribe(
+        createOperatorSubscriber<ChatCompletionChunk>(
+          subscriber,
+          (chunk) => {
+            const message = state.push(chunk);
+            if (message !== undefined) subscriber.next({ message, done: false, index: index++ });
+          },
+          () => {
+            const toolCalls = state.finish();
+            const message: OutputMessage = { role: 'assistant', content: '' };
+            if (toolCalls !== undefined) message.tool_calls = toolCalls;
+            const last: LlmClientOutputChunk = { message, done: true, index: index++ };
+            if (state.finishReason !== undefined) last.finish_reason = state.finishReason;
+            if (state.usage !== undefined) last.usage = state.usage;
+            if (state.usageMissing) last.usage_missing = true;
+            subscriber.next(last);
+          },
+        ),
+      );
     });
 }

@@ -43,51 +43,58 @@ function webReader(body: ReadableStream<Uint8Array>): BodyReader {
 
 function nodeReader(stream: Readable): BodyReader {
   // One 'error' listener from creation until release: an error between reads (while the source waits on a closed
-  // demand gate) is kept for the next read instead of becoming an uncaught exception.
+  // demand gate) is kept for the next read instead of becoming an uncaught exception. The 'readable', 'end' and
+  // 'close' listeners are added once too (not per read): a read that finds a chunk buffered settles at once, with no
+  // Promise of its own and no listener churn; one that waits parks its resolver for the next change.
   let failure: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
-  let detach: (() => void) | undefined;
+  let waiting: { resolve: (chunk: Uint8Array | undefined) => void; reject: (error: unknown) => void } | undefined;
+  let listening = false;
+  /** What a read gets now: a chunk, the end (`undefined`), a failure, or `null` while nothing is there yet. */
+  const poll = (): { chunk: Uint8Array | undefined } | { error: unknown } | null => {
+    if (failure !== undefined) return failure;
+    if (stream.errored) return { error: stream.errored };
+    const chunk: unknown = stream.read();
+    if (chunk !== null) return { chunk: toBytes(chunk) };
+    if (stream.readableEnded) return { chunk: undefined };
+    if (stream.destroyed)
+      return { error: Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }) };
+    return null;
+  };
+  const onChange = (): void => {
+    const parked = waiting;
+    if (parked === undefined) return;
+    const result = poll();
+    if (result === null) return;
+    waiting = undefined;
+    if ('error' in result) parked.reject(result.error);
+    else parked.resolve(result.chunk);
+  };
   const onError = (error: unknown): void => {
     failure ??= { error };
-    wake?.();
+    onChange();
   };
   stream.on('error', onError);
+  const detach = (): void => {
+    if (!listening) return;
+    listening = false;
+    stream.off('readable', onChange).off('end', onChange).off('close', onChange);
+  };
   // Paused mode with read(): the stream buffers up to its highWaterMark, then stops pulling from the socket.
   return {
-    read: () =>
-      new Promise<Uint8Array | undefined>((resolve, reject) => {
-        const attempt = (): boolean => {
-          const failed = failure;
-          if (failed !== undefined) return settle(() => reject(failed.error));
-          if (stream.errored) return settle(() => reject(stream.errored));
-          const chunk: unknown = stream.read();
-          if (chunk !== null) return settle(() => resolve(toBytes(chunk)));
-          if (stream.readableEnded) return settle(() => resolve(undefined));
-          if (stream.destroyed)
-            return settle(() =>
-              reject(Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })),
-            );
-          return false;
-        };
-        const onChange = (): void => void attempt();
-        const off = (): void => {
-          stream.off('readable', onChange).off('end', onChange).off('close', onChange);
-          wake = detach = undefined;
-        };
-        const settle = (done: () => void): true => {
-          off();
-          done();
-          return true;
-        };
+    read: () => {
+      if (!listening) {
+        listening = true;
         stream.on('readable', onChange).on('end', onChange).on('close', onChange);
-        wake = onChange;
-        detach = off;
-        attempt();
-      }),
+      }
+      const result = poll();
+      if (result === null) return new Promise((resolve, reject) => (waiting = { resolve, reject }));
+      return 'error' in result ? Promise.reject(result.error) : Promise.resolve(result.chunk);
+    },
     // the 'error' listener stays: a late error of the destroyed stream is swallowed, not uncaught
     cancel: () => void stream.destroy(),
     release: () => {
-      detach?.();
+      detach();
+      waiting = undefined;
       stream.off('error', onError);
     },
   };

@@ -1,8 +1,7 @@
-import { Subscription, type Observable } from 'rxjs';
-import { ConfigError, ShutdownError } from '../core/errors.js';
-import { toErrorResponse } from '../core/toErrorResponse.js';
+import type { Observable } from 'rxjs';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
-import type { WriteOutcome } from '../node/WriteOutcome.js';
+import { createResponseWriter } from '../node/createResponseWriter.js';
+import type { ResponseSink } from '../node/ResponseSink.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import type { ToResponseConfig } from './ToResponseConfig.js';
 
@@ -44,41 +43,25 @@ const HIGH_WATER_MARK = 16 * 1024;
  * @param config - Demand gate, abort signal, secrets, heartbeat interval, callbacks.
  * @returns The response, once its status is known (never rejects).
  */
-export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | WireFormat<T>, config: ToResponseConfig = {}): Promise<Response> {
+export function toResponse<T>(
+  source: Observable<T>,
+  wire: ChatWireFormat | WireFormat<T>,
+  config: ToResponseConfig = {},
+): Promise<Response> {
   const format = (typeof wire === 'string' ? CHAT_WIRES[wire].format : wire) as WireFormat<T>;
-  const { demand, signal, requestSignal, secrets = [], heartbeatMs = 15_000, onValue, onEnd } = config;
+  const { demand, requestSignal, onEnd } = config;
   const encoder = new TextEncoder();
-  const started = performance.now();
   return new Promise<Response>((resolve) => {
-    let committed = false;
-    let done = false;
-    let values = 0;
     let bytes = 0;
-    let firstValueMs: number | undefined;
-    let pending: { value: T } | undefined;
-    let heartbeat: ReturnType<typeof setTimeout> | undefined;
-    let lastWrite = started;
+    let lastWrite = performance.now();
     let body: ReadableStreamDefaultController<Uint8Array> | undefined;
     let early: Uint8Array[] = []; // chunks written before the stream's start ran
-    const subscription = new Subscription();
 
     const resume = (): void => demand?.resume();
-    const settle = (result: WriteOutcome['result'], status: number, error?: unknown): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(heartbeat);
-      signal?.removeEventListener('abort', onAbort);
-      requestSignal?.removeEventListener('abort', onGone);
-      subscription.unsubscribe();
-      resume();
-      const outcome: WriteOutcome = { result, status, committed, values, bytes };
-      if (error !== undefined) outcome.error = error;
-      if (firstValueMs !== undefined) outcome.firstValueMs = firstValueMs;
-      onEnd?.(outcome);
-    };
     const respond = (status: number, content: BodyInit | null, headers: Record<string, string>): void =>
       resolve(new Response(content, { status, headers }));
     const enqueue = (text: string): void => {
+      if (text === '') return;
       const chunk = encoder.encode(text);
       bytes += chunk.byteLength;
       lastWrite = performance.now();
@@ -87,71 +70,62 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
       if ((body.desiredSize ?? 1) <= 0 && demand?.isOpen === true) demand.pause();
     };
     const close = (): void => {
-      if (body === undefined) early.push(new Uint8Array(0)); // marks the end for start()
+      if (body === undefined)
+        early.push(new Uint8Array(0)); // marks the end for start()
       else body.close();
     };
-    const commit = (): void => {
-      if (committed) return;
-      committed = true;
-      const stream = new ReadableStream<Uint8Array>(
-        {
-          start(controller) {
-            for (const chunk of early) {
-              if (chunk.byteLength === 0) controller.close();
-              else controller.enqueue(chunk);
-            }
-            early = [];
-            body = controller;
+    const sink: ResponseSink = {
+      commit(headers) {
+        const stream = new ReadableStream<Uint8Array>(
+          {
+            start(controller) {
+              for (const chunk of early) {
+                if (chunk.byteLength === 0) controller.close();
+                else controller.enqueue(chunk);
+              }
+              early = [];
+              body = controller;
+            },
+            pull: () => resume(),
+            cancel: () => writer.gone(),
           },
-          pull: () => resume(),
-          cancel: () => settle('disconnected', 200),
-        },
-        new ByteLengthQueuingStrategy({ highWaterMark: HIGH_WATER_MARK }),
-      );
-      respond(200, stream, { ...format.headers });
-    };
-    const onHeartbeat = (): void => {
-      heartbeat = undefined;
-      if (done) return;
-      const silent = performance.now() - lastWrite;
-      if (silent < heartbeatMs) return armHeartbeat(heartbeatMs - silent);
-      if (body === undefined || (body.desiredSize ?? 1) > 0) write(format.heartbeat ?? '');
-      else armHeartbeat(heartbeatMs);
-    };
-    const armHeartbeat = (ms: number): void => {
-      if (format.heartbeat === undefined || heartbeatMs <= 0 || done || heartbeat !== undefined) return;
-      heartbeat = setTimeout(onHeartbeat, Math.max(1, Math.ceil(ms)));
-    };
-    const write = (text: string): void => {
-      commit();
-      enqueue(text);
-      armHeartbeat(heartbeatMs);
-    };
-    const fail = (error: unknown): void => {
-      if (done) return;
-      const { status, body: errorBody, retryAfterSeconds } = toErrorResponse(error, { secrets });
-      const text = format.encodeError(errorBody);
-      if (committed) {
+          new ByteLengthQueuingStrategy({ highWaterMark: HIGH_WATER_MARK }),
+        );
+        respond(200, stream, { ...headers });
+      },
+      write: enqueue,
+      end(text) {
         enqueue(text);
         close();
-        return settle('failed', 200, error);
-      }
-      const before = format.errorResponse; // a format whose early errors differ (OpenAI's stream: JSON)
-      const encoded = encoder.encode(before === undefined ? text : before.encodeError(errorBody));
-      const headers: Record<string, string> = { ...(before ?? format).headers, 'Content-Length': String(encoded.byteLength) };
-      if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
-      if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
-      bytes += encoded.byteLength;
-      respond(status, encoded, headers);
-      settle('failed', status, error);
+      },
+      respond(status, headers, text) {
+        const encoded = encoder.encode(text);
+        bytes += encoded.byteLength;
+        respond(status, encoded, { ...headers, 'Content-Length': String(encoded.byteLength) });
+      },
+      release() {
+        requestSignal?.removeEventListener('abort', onGone);
+        resume();
+      },
+      get full() {
+        return body !== undefined && (body.desiredSize ?? 1) <= 0;
+      },
+      headersSent: false,
+      get bytes() {
+        return bytes;
+      },
+      get lastWrite() {
+        return lastWrite;
+      },
     };
-    const onAbort = (): void => {
-      const reason: unknown = signal?.reason;
-      fail(reason instanceof Error && reason.name !== 'AbortError' ? reason : new ShutdownError());
-    };
+    const writer = createResponseWriter(format, sink, {
+      ...config,
+      name: 'toResponse(…, "json")',
+      onSettle: (outcome) => onEnd?.(outcome),
+    });
     const onGone = (): void => {
-      if (done) return;
-      if (!committed) respond(499, null, {});
+      if (writer.done) return;
+      if (!writer.committed) respond(499, null, {});
       else if (body !== undefined) {
         try {
           body.close(); // nobody reads it any more: ended without its trailer
@@ -159,57 +133,18 @@ export function toResponse<T>(source: Observable<T>, wire: ChatWireFormat | Wire
           // cancelled already by the platform
         }
       }
-      settle('disconnected', committed ? 200 : 0);
-    };
-    const complete = (): void => {
-      if (done) return;
-      if (!format.streaming) {
-        if (pending === undefined) return fail(new ConfigError('toResponse(…, "json") expects a Mono (exactly one value); the source completed empty.'));
-        let text: string;
-        try {
-          text = format.encode(pending.value);
-        } catch (error) {
-          return fail(error);
-        }
-        const encoded = encoder.encode(text);
-        committed = true;
-        bytes += encoded.byteLength;
-        respond(200, encoded, { ...format.headers, 'Content-Length': String(encoded.byteLength) });
-      } else {
-        commit(); // an empty Flux is still a 200 of this format
-        enqueue(format.trailer);
-        close();
-      }
-      settle('completed', 200);
-    };
-    const next = (value: T): void => {
-      if (done) return;
-      firstValueMs ??= performance.now() - started;
-      values += 1;
-      let text: string | undefined;
-      try {
-        onValue?.(value);
-        if (format.streaming) text = format.encode(value);
-      } catch (error) {
-        return fail(error);
-      }
-      if (text !== undefined) return write(text);
-      if (pending !== undefined) return fail(new ConfigError('toResponse(…, "json") expects a Mono (exactly one value); the source emitted a second value.'));
-      pending = { value };
+      writer.gone();
     };
 
     // The write stall deadline (the gate's `stallTimeoutMs`): the body errors (the platform drops the connection), the upstream is released.
-    subscription.add(
+    writer.add(
       demand?.onStall?.((error) => {
         body?.error(error);
-        settle('failed', 200, error);
+        writer.abandon(error); // only after the commit: the gate closes on a full body
       }),
     );
     if (requestSignal?.aborted) return onGone();
     requestSignal?.addEventListener('abort', onGone, { once: true });
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    armHeartbeat(heartbeatMs);
-    subscription.add(source.subscribe({ next, error: fail, complete }));
+    writer.start(source);
   });
 }

@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/errors.js';
+import { stringifyValue } from './stringifyValue.js';
 import type { WireFormat } from './WireFormat.js';
 
 /**
@@ -20,7 +21,7 @@ export const NDJSON_WIRE: WireFormat<unknown> = {
   },
   streaming: true,
   encode: (value) => {
-    const json: string | undefined = JSON.stringify(value);
+    const json = stringifyValue(value); // JSON.stringify's text; a template for a streamed text chunk
     if (json === undefined) {
       throw new ConfigError(
         `An NDJSON line needs a JSON value, got ${typeof value}: emit objects, arrays, strings, numbers, booleans or null.`,

@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import { isServerSentEvent } from '../core/isServerSentEvent.js';
 import { formatSseEvent } from './formatSseEvent.js';
+import { stringifyValue } from './stringifyValue.js';
 import type { WireFormat } from './WireFormat.js';
 
 const DONE = 'data: [DONE]\n\n';
@@ -28,7 +29,7 @@ export const SSE_WIRE: WireFormat<unknown> = {
   streaming: true,
   encode: (value) => {
     if (isServerSentEvent(value)) return formatSseEvent(value);
-    const json: string | undefined = JSON.stringify(value);
+    const json = stringifyValue(value); // JSON.stringify's text; a template for a streamed text chunk
     if (json === undefined) {
       throw new ConfigError(
         `An SSE value needs a JSON form, got ${typeof value}: emit JSON values or serverSentEvent(...)s.`,

@@ -1,5 +1,6 @@
 import { CHROMIUM } from './CHROMIUM';
 import type { DebianTool } from './DebianTool';
+import { PROMETHEUS } from './PROMETHEUS';
 
 /** The programs the global setup finds, or installs from Debian's packages, before the tests run. */
-export const TOOLS: readonly DebianTool[] = [CHROMIUM];
+export const TOOLS: readonly DebianTool[] = [CHROMIUM, PROMETHEUS];

@@ -1,0 +1,137 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ChatRequestLog } from '../node/ChatRequestLog.js';
+import type { TelemetryConfig } from '../telemetry/TelemetryConfig.js';
+
+/** The gateway's own OpenTelemetry: providers, the Prometheus exporter, and its per-request instruments. */
+export interface GatewayTelemetry {
+  /** For the chat client (`ChatClientConfig.telemetry`): the gateway's providers and propagator. */
+  client: TelemetryConfig;
+  /** Serves `GET /metrics` in Prometheus' text format. */
+  serveMetrics(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Runs `next` inside the request's SERVER span, a child of the client's W3C `traceparent` when it sent one; counts
+   * the chat request in flight and the SSE heartbeats written, until the response closes.
+   */
+  around(req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void): void;
+  /** Counts a finished chat request (`chatflux.gateway.requests`, by endpoint, method, status and result). */
+  countRequest(entry: ChatRequestLog): void;
+  /** Reports the upstream pool (connections in use, requests waiting) through this callback. */
+  observePool(read: () => { inUse: number; waiting: number } | undefined): void;
+  /** The active span's trace and span ids, for a log line. */
+  traceIds(): { trace_id: string; span_id: string } | undefined;
+  /** Flushes and stops the exporters. */
+  shutdown(): Promise<void>;
+}
+
+/** Options of {@link createGatewayTelemetry}. */
+export interface GatewayTelemetryConfig {
+  /** Export traces and metrics over OTLP/HTTP (the exporters read `OTEL_EXPORTER_OTLP_*` themselves). */
+  otlp?: { traces: boolean; metrics: boolean } | undefined;
+  /** The text of an SSE heartbeat frame, counted when written. */
+  heartbeat: string;
+  /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`). */
+  serviceName?: string;
+}
+
+let contextManagerSet = false;
+const CHAT_PATH = /^\/chat\/(json|stream|sse)\/?$/i;
+
+/**
+ * The gateway's telemetry, on providers of its own (nothing registered globally but an `AsyncLocalStorage` context
+ * manager, once per process, which makes a request's span the active one for its whole handling): a tracer provider
+ * (OTLP when configured; else spans are made — trace ids for the logs and for `traceparent` upstream — and dropped),
+ * a meter provider read by the Prometheus exporter (without its own server: `GET /metrics` is served by the gateway)
+ * and by OTLP when configured, and the W3C trace-context propagator.
+ *
+ * @param config - OTLP switches and the heartbeat frame.
+ * @returns The telemetry.
+ */
+export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayTelemetry {
+  if (!contextManagerSet) {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()); // false when one is set already: kept
+    contextManagerSet = true;
+  }
+  const resource = resourceFromAttributes({ 'service.name': config.serviceName ?? process.env['OTEL_SERVICE_NAME'] ?? 'chatflux-gateway' });
+  const spanProcessors: SpanProcessor[] = config.otlp?.traces === true ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors });
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const readers: IMetricReader[] = [prometheus];
+  if (config.otlp?.metrics === true) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
+  const meterProvider = new MeterProvider({ resource, readers });
+  const propagator = new W3CTraceContextPropagator();
+  const tracer: Tracer = tracerProvider.getTracer('chatflux-gateway');
+  const meter = meterProvider.getMeter('chatflux-gateway');
+  const requests = meter.createCounter('chatflux.gateway.requests', { unit: '{request}', description: 'Chat requests served, by endpoint, method, status and result.' });
+  const inFlight = meter.createUpDownCounter('chatflux.gateway.streams.in_flight', { unit: '{request}', description: 'Chat requests (streams and JSON answers) being served now.' });
+  const heartbeats = meter.createCounter('chatflux.gateway.heartbeats', { unit: '{heartbeat}', description: 'SSE heartbeat comments written.' });
+  const poolInUse = meter.createObservableGauge('chatflux.upstream.connections.in_use', { unit: '{connection}', description: 'Upstream connections in use.' });
+  const poolWaiting = meter.createObservableGauge('chatflux.upstream.connections.waiting', { unit: '{request}', description: 'Requests waiting for an upstream connection.' });
+
+  return {
+    client: { tracerProvider, meterProvider, propagator },
+    serveMetrics: (req, res) => prometheus.getMetricsRequestHandler(req, res),
+    around: (req, res, next) => {
+      const path = req.path ?? req.url ?? '/';
+      const chat = CHAT_PATH.exec(path);
+      if (chat === null) return next();
+      const endpoint = `/chat/${(chat[1] ?? '').toLowerCase()}`;
+      const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+      const span: Span = tracer.startSpan(
+        `${req.method ?? 'POST'} ${endpoint}`,
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? 'POST', 'http.route': endpoint, 'url.path': path } },
+        parent,
+      );
+      inFlight.add(1, { 'http.route': endpoint });
+      if (endpoint === '/chat/sse') {
+        const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+        res.write = ((...args: unknown[]) => {
+          if (typeof args[0] === 'string' && args[0].startsWith(config.heartbeat)) heartbeats.add(1);
+          return write(...args);
+        }) as typeof res.write;
+      }
+      res.once('close', () => {
+        inFlight.add(-1, { 'http.route': endpoint });
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      });
+      context.with(trace.setSpan(parent, span), next);
+    },
+    countRequest: (entry) => {
+      requests.add(1, {
+        'http.route': entry.endpoint,
+        'http.request.method': entry.method,
+        'http.response.status_code': entry.status,
+        'chatflux.result': entry.result,
+        ...(entry.error === undefined ? {} : { 'error.type': entry.error.code }),
+      });
+    },
+    observePool: (read) => {
+      meter.addBatchObservableCallback(
+        (result) => {
+          const pool = read();
+          if (pool === undefined) return;
+          result.observe(poolInUse, pool.inUse);
+          result.observe(poolWaiting, pool.waiting);
+        },
+        [poolInUse, poolWaiting],
+      );
+    },
+    traceIds: () => {
+      const ids = trace.getSpan(context.active())?.spanContext();
+      return ids === undefined ? undefined : { trace_id: ids.traceId, span_id: ids.spanId };
+    },
+    shutdown: async () => {
+      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+    },
+  };
+}

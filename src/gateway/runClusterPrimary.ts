@@ -1,0 +1,81 @@
+import cluster, { type Worker } from 'node:cluster';
+
+/** Options of {@link runClusterPrimary}. */
+export interface ClusterPrimaryConfig {
+  /** How many workers to fork. */
+  workers: number;
+  /** Where the primary's lines go (default stderr). */
+  write?: (line: string) => void;
+}
+
+/**
+ * The primary of a clustered gateway (`CHATFLUX_WORKERS`): forks the workers (each runs the gateway on the same port,
+ * node:cluster sharing the listening socket), and shuts them down together.
+ *
+ * ```text
+ * primary:  fork ×N ──(all listening: "listening on <url> (N workers)")── SIGTERM/SIGINT ──► each worker ──► exit 0
+ * worker:   startGateway ──────────────────────────────────────────────── graceful close(grace) ──► exit 0
+ * ```
+ *
+ * 1. Each worker reports its gateway's URL (`process.send({ chatfluxListening: url })`); it is printed once all N
+ *    listen.
+ * 2. SIGTERM or SIGINT is forwarded (as SIGTERM) to every worker; each runs its graceful shutdown; the primary exits
+ *    0 once all have exited (1 when one failed its shutdown).
+ * 3. A worker that exits before it listens (a port in use, a bad setting) ends them all: exit 1. One that dies later,
+ *    outside a shutdown, is replaced.
+ *
+ * @param config - The number of workers.
+ */
+export function runClusterPrimary(config: ClusterPrimaryConfig): void {
+  const write = config.write ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const listening = new Set<number>();
+  const live = new Set<Worker>();
+  let stopping = false;
+  let failed = false;
+  let announced = false;
+
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    live.add(worker);
+    // The worker says where its gateway listens (its 'listening' events include the in-process emulator's).
+    worker.on('message', (message: unknown) => {
+      const url = (message as { chatfluxListening?: unknown } | null)?.chatfluxListening;
+      if (typeof url !== 'string') return;
+      listening.add(worker.id);
+      if (announced || listening.size < config.workers) return;
+      announced = true;
+      write(`chatflux gateway listening on ${url} (${config.workers} workers, primary ${process.pid})`);
+    });
+    worker.once('exit', (code, signal) => {
+      const wasListening = listening.delete(worker.id);
+      live.delete(worker);
+      if (stopping) {
+        if (code !== 0) failed = true;
+        if (live.size === 0) process.exit(failed ? 1 : 0);
+        return;
+      }
+      if (!wasListening) {
+        write(`chatflux gateway: worker ${worker.process.pid} exited before listening (${signal ?? `code ${code}`}); stopping`);
+        stop(1);
+        return;
+      }
+      write(`chatflux gateway: worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
+      fork();
+    });
+    return worker;
+  };
+  const stop = (exitCode = 0): void => {
+    if (stopping) return;
+    stopping = true;
+    if (exitCode !== 0) failed = true;
+    if (live.size === 0) process.exit(failed ? 1 : 0);
+    for (const worker of live) worker.process.kill('SIGTERM');
+  };
+  const onSignal = (signal: string): void => {
+    if (!stopping) write(`${signal}: shutting down ${config.workers} workers`);
+    stop();
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  for (let i = 0; i < config.workers; i++) fork();
+}

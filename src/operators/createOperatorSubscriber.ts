@@ -1,0 +1,73 @@
+import { Subscriber } from 'rxjs';
+
+/**
+ * A `Subscriber` of an operator's source that calls its handlers and forwards to the operator's own subscriber: the
+ * private helper rxjs's operators use (`createOperatorSubscriber`), so that an operator is one hop per value instead
+ * of `tap` + `ignoreElements` (two subscribers and a closure call each).
+ *
+ * ```text
+ * source:       ──a──b──|            ──a──#
+ * subscriber:   onNext(a) onNext(b) onComplete()    onNext(a) onError(#) (default: destination.error(#))
+ * ```
+ *
+ * 1. It is added to `destination`: unsubscribing the destination (or its completing) unsubscribes the source, so a
+ *    synchronous firehose sees `closed`.
+ * 2. A handler that throws errors `destination` with what it threw.
+ * 3. Completion is forwarded after `onComplete` (as `tap`'s: a throw errors the destination instead). Errors are
+ *    forwarded, unless `onError` is given: it replaces the forwarding.
+ *
+ * @param destination - The operator's subscriber (the `new Observable((subscriber) => …)` one).
+ * @param onNext - Called with each value of the source.
+ * @param onComplete - Called once when the source completes.
+ * @param onError - Called once when the source errors.
+ * @returns The subscriber to pass to `source.subscribe(…)`.
+ */
+export function createOperatorSubscriber<T>(
+  destination: Subscriber<unknown>,
+  onNext: (value: T) => void,
+  onComplete?: () => void,
+  onError?: (error: unknown) => void,
+): Subscriber<T> {
+  return new OperatorSubscriber<T>(destination, onNext, onComplete, onError);
+}
+
+class OperatorSubscriber<T> extends Subscriber<T> {
+  constructor(
+    destination: Subscriber<unknown>,
+    onNext: (value: T) => void,
+    onComplete: (() => void) | undefined,
+    onError: ((error: unknown) => void) | undefined,
+  ) {
+    super(destination as Subscriber<T>); // adds this subscriber to the destination (the unsubscription chain)
+    this._next = (value: T): void => {
+      try {
+        onNext(value);
+      } catch (error) {
+        destination.error(error);
+      }
+    };
+    if (onComplete !== undefined) {
+      this._complete = (): void => {
+        try {
+          onComplete();
+          destination.complete();
+        } catch (error) {
+          destination.error(error);
+        } finally {
+          this.unsubscribe();
+        }
+      };
+    }
+    if (onError !== undefined) {
+      this._error = (error: unknown): void => {
+        try {
+          onError(error);
+        } catch (thrown) {
+          destination.error(thrown);
+        } finally {
+          this.unsubscribe();
+        }
+      };
+    }
+  }
+}

@@ -1,0 +1,248 @@
+import type { Attributes, Counter, Histogram, Meter, MeterProvider, Span } from '@opentelemetry/api';
+import type { ChatCompletionChunk } from '../core/schemas/index.js';
+import type { CompletionCall } from './CompletionCall.js';
+import type { CompletionDescription } from './CompletionDescription.js';
+import type { CompletionTelemetry } from './CompletionTelemetry.js';
+import { errorType } from './errorType.js';
+import { GEN_AI_METRICS, type GenAiHistogram } from './GEN_AI_METRICS.js';
+import { loadOtelApi, type OtelApi } from './loadOtelApi.js';
+import type { TelemetryConfig } from './TelemetryConfig.js';
+
+/** The instrumentation scope of chatflux's spans and metrics. */
+const SCOPE = 'chatflux';
+const SPAN_KIND_CLIENT = 2; // SpanKind.CLIENT
+const STATUS_ERROR = 2; // SpanStatusCode.ERROR
+
+
+interface Instruments {
+  provider: MeterProvider;
+  live: boolean;
+  duration: Histogram;
+  tokens: Histogram;
+  firstChunk: Histogram;
+  perChunk: Histogram;
+  retries: Counter;
+}
+
+const histogram = (meter: Meter, spec: GenAiHistogram): Histogram =>
+  meter.createHistogram(spec.name, {
+    unit: spec.unit,
+    description: spec.description,
+    advice: { explicitBucketBoundaries: [...spec.boundaries] },
+  });
+
+const REQUEST_ATTRIBUTES: ReadonlyArray<readonly [string, string]> = [
+  ['temperature', 'gen_ai.request.temperature'],
+  ['top_p', 'gen_ai.request.top_p'],
+  ['seed', 'gen_ai.request.seed'],
+  ['frequency_penalty', 'gen_ai.request.frequency_penalty'],
+  ['presence_penalty', 'gen_ai.request.presence_penalty'],
+];
+
+/** `server.address` / `server.port` of a base URL (the scheme's default port when it names none). */
+function serverOf(baseUrl: string | undefined): Attributes {
+  if (baseUrl === undefined) return {};
+  try {
+    const url = new URL(baseUrl);
+    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    return { 'server.address': url.hostname.replace(/^\[|\]$/g, ''), 'server.port': port };
+  } catch {
+    return {};
+  }
+}
+
+/** The span's attributes from the request, before anything is sent. */
+function requestAttributes(description: CompletionDescription, base: Attributes): Attributes {
+  const attributes: Attributes = { ...base, 'gen_ai.request.stream': description.stream ?? true };
+  const body = description.request ?? {};
+  for (const [field, key] of REQUEST_ATTRIBUTES) {
+    const value = body[field];
+    if (typeof value === 'number') attributes[key] = value;
+  }
+  const maxTokens = body['max_tokens'] ?? body['max_completion_tokens'];
+  if (typeof maxTokens === 'number') attributes['gen_ai.request.max_tokens'] = maxTokens;
+  if (typeof body['n'] === 'number') attributes['gen_ai.request.choice.count'] = body['n'];
+  return attributes;
+}
+
+const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+
+/**
+ * Creates a client's {@link CompletionTelemetry}: one CLIENT span per completion named `chat {model}` and the four
+ * GenAI histograms (`GEN_AI_METRICS`), per the OpenTelemetry semantic conventions for generative AI.
+ *
+ * The providers are looked up at each call (the config's, else the global ones), so a provider registered after the
+ * client was made is used. When `@opentelemetry/api` is not installed, `enabled` is `false`, or no provider is
+ * registered (the span would not record and the meter is the no-op one), `start` returns `undefined` and the caller
+ * pays nothing per chunk.
+ *
+ * @param config - The providers, content capture and provider name.
+ * @returns The telemetry, or `undefined` when the API is not installed or telemetry is off.
+ */
+export function createCompletionTelemetry(config: TelemetryConfig = {}): CompletionTelemetry | undefined {
+  if (config.enabled === false) return undefined;
+  const api = loadOtelApi();
+  if (api === undefined) return undefined;
+  const noopMeter = api.createNoopMeter().constructor;
+  let instruments: Instruments | undefined;
+  const instrumentsNow = (): Instruments => {
+    const provider = config.meterProvider ?? api.metrics.getMeterProvider();
+    if (instruments?.provider !== provider) {
+      const meter = provider.getMeter(SCOPE);
+      instruments = {
+        provider,
+        live: !(meter instanceof noopMeter),
+        duration: histogram(meter, GEN_AI_METRICS.duration),
+        tokens: histogram(meter, GEN_AI_METRICS.tokenUsage),
+        firstChunk: histogram(meter, GEN_AI_METRICS.timeToFirstChunk),
+        perChunk: histogram(meter, GEN_AI_METRICS.timePerOutputChunk),
+        retries: meter.createCounter('chatflux.client.retries', { unit: '{retry}', description: 'Attempts of a completion after its first (retryOnTransient).' }),
+      };
+    }
+    return instruments;
+  };
+  return {
+    start: (description) => {
+      const tracer = (config.tracerProvider ?? api.trace.getTracerProvider()).getTracer(SCOPE);
+      const metrics = instrumentsNow();
+      const base: Attributes = {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': config.providerName ?? description.providerName,
+        ...(description.model === undefined ? {} : { 'gen_ai.request.model': description.model }),
+        ...serverOf(description.baseUrl),
+      };
+      const span = tracer.startSpan(`chat ${description.model ?? ''}`.trimEnd(), {
+        kind: SPAN_KIND_CLIENT,
+        attributes: requestAttributes(description, base),
+      });
+      if (!span.isRecording() && !metrics.live) {
+        span.end();
+        return undefined;
+      }
+      return startCall(api, span, metrics, base, description, config);
+    },
+  };
+}
+
+/** The call's state machine: one per completion, ended once. */
+function startCall(
+  api: OtelApi,
+  span: Span,
+  metrics: Instruments,
+  base: Attributes,
+  description: CompletionDescription,
+  config: TelemetryConfig,
+): CompletionCall {
+  const captureContent = config.captureContent === true;
+  const started = performance.now();
+  const recording = span.isRecording();
+  let attempts = 0;
+  let firstAt: number | undefined;
+  let lastAt = 0;
+  let responseId: string | undefined;
+  let responseModel: string | undefined;
+  let usage: ChatCompletionChunk['usage'];
+  let ended = false;
+  let inBurst = false;
+  const endBurst = (): void => {
+    inBurst = false;
+    lastAt = performance.now();
+  };
+  const finishReasons: string[] = [];
+  const texts: string[] = [];
+  if (captureContent && recording && description.request?.['messages'] !== undefined) {
+    span.setAttribute('gen_ai.input.messages', JSON.stringify(description.request['messages']));
+  }
+  const metricAttributes = (): Attributes =>
+    responseModel === undefined ? base : { ...base, 'gen_ai.response.model': responseModel };
+
+  return {
+    headers: () => {
+      const carrier: Record<string, string> = {};
+      const context = api.trace.setSpan(api.context.active(), span);
+      if (config.propagator === undefined) api.propagation.inject(context, carrier);
+      else config.propagator.inject(context, carrier, api.defaultTextMapSetter);
+      return carrier;
+    },
+    attempt: () => {
+      attempts += 1;
+      if (attempts === 1) return;
+      metrics.retries.add(1, base);
+      if (recording) span.addEvent('gen_ai.client.retry', { 'chatflux.attempt': attempts });
+    },
+    chunk: (chunk) => {
+      // The chunks of one network read arrive in one synchronous burst: the clock is read, and a time per chunk
+      // recorded, once per burst (the SDK hashes a record's attributes, a few µs: not per chunk of a burst, whose
+      // gaps of a few µs say nothing about the stream's pace). The burst ends at the next microtask.
+      if (!inBurst) {
+        const now = performance.now();
+        if (firstAt === undefined) {
+          firstAt = now;
+          metrics.firstChunk.record((now - started) / 1000, base);
+        } else {
+          metrics.perChunk.record((now - lastAt) / 1000, base);
+        }
+        inBurst = true;
+        queueMicrotask(endBurst);
+      }
+      if (responseId === undefined && chunk.id) responseId = chunk.id;
+      if (responseModel === undefined && chunk.model) responseModel = chunk.model;
+      const chunkUsage = chunk.usage ?? chunk.x_groq?.usage;
+      for (const choice of chunk.choices ?? []) {
+        const index = choice.index ?? 0;
+        if (choice.finish_reason) finishReasons[index] = choice.finish_reason;
+        if (choice.usage) usage = choice.usage;
+        if (captureContent && typeof choice.delta?.content === 'string') texts[index] = (texts[index] ?? '') + choice.delta.content;
+      }
+      if (chunkUsage) usage = chunkUsage;
+    },
+    attemptFailed: (error) => {
+      if (!recording) return;
+      const type = errorType(error);
+      if (type === 'timeout') {
+        const phase = (error as { phase?: unknown }).phase;
+        span.addEvent('gen_ai.client.timeout', { 'error.type': type, ...(typeof phase === 'string' ? { 'chatflux.timeout.phase': phase } : {}) });
+      }
+    },
+    end: (outcome) => {
+      if (ended) return;
+      ended = true;
+      const failed = outcome !== undefined;
+      const type = failed ? (outcome === 'aborted' ? 'aborted' : errorType(outcome)) : undefined;
+      const attributes = metricAttributes();
+      metrics.duration.record((performance.now() - started) / 1000, type === undefined ? attributes : { ...attributes, 'error.type': type });
+      const input = count(usage?.prompt_tokens);
+      const output = count(usage?.completion_tokens);
+      if (input !== undefined) metrics.tokens.record(input, { ...attributes, 'gen_ai.token.type': 'input' });
+      if (output !== undefined) metrics.tokens.record(output, { ...attributes, 'gen_ai.token.type': 'output' });
+      if (recording) {
+        const done: Attributes = {};
+        if (responseId !== undefined) done['gen_ai.response.id'] = responseId;
+        if (responseModel !== undefined) done['gen_ai.response.model'] = responseModel;
+        const reasons = finishReasons.filter((reason) => reason !== undefined);
+        if (reasons.length > 0) done['gen_ai.response.finish_reasons'] = reasons;
+        if (firstAt !== undefined) done['gen_ai.response.time_to_first_chunk'] = (firstAt - started) / 1000;
+        if (input !== undefined) done['gen_ai.usage.input_tokens'] = input;
+        if (output !== undefined) done['gen_ai.usage.output_tokens'] = output;
+        const reasoning = count(usage?.completion_tokens_details?.reasoning_tokens);
+        if (reasoning !== undefined) done['gen_ai.usage.reasoning.output_tokens'] = reasoning;
+        const cached = count(usage?.prompt_cache_hit_tokens) ?? count(usage?.cached_tokens) ?? count(usage?.prompt_tokens_details?.cached_tokens);
+        if (cached !== undefined) done['gen_ai.usage.cache_read.input_tokens'] = cached;
+        if (captureContent) {
+          done['gen_ai.output.messages'] = JSON.stringify(
+            texts.map((content, index) => ({ role: 'assistant', parts: [{ type: 'text', content }], finish_reason: finishReasons[index] ?? null })),
+          );
+        }
+        span.setAttributes(done);
+        if (type !== undefined) {
+          span.setAttribute('error.type', type);
+          const status = (outcome as { status?: unknown } | undefined)?.status;
+          if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
+          const message = outcome instanceof Error ? outcome.message : 'the completion was cancelled';
+          span.setStatus({ code: STATUS_ERROR, message });
+        }
+      }
+      span.end();
+    },
+  };
+}

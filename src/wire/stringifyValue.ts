@@ -1,0 +1,45 @@
+/**
+ * `JSON.stringify(value)`, with a template for the value the chat endpoints write most: a streamed contract chunk
+ * `{"message":{"role":"assistant","content":…},"done":false,"index":…}`, written around `JSON.stringify(content)`
+ * instead of by the generic walk of the whole object (several times faster, and the bytes are the same).
+ *
+ * ```text
+ * {message:{role:'assistant',content:'Hi'},done:false,index:3}  →  {"message":{"role":"assistant","content":"Hi"},"done":false,"index":3}
+ * anything else                                                  →  JSON.stringify(value)
+ * ```
+ *
+ * The template is taken only when the value is exactly that shape: those own keys in that order and no other
+ * enumerable one (inherited ones included), a string `content`, an integer `index`, no `toJSON` — otherwise
+ * `JSON.stringify` decides, so the result is always `JSON.stringify(value)`'s.
+ *
+ * @param value - Any value.
+ * @returns Its JSON text, or `undefined` when it has none (as `JSON.stringify`).
+ */
+export function stringifyValue(value: unknown): string | undefined {
+  const template = textChunkJson(value);
+  return template !== undefined ? template : (JSON.stringify(value) as string | undefined);
+}
+
+function textChunkJson(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const chunk = value as { message?: unknown; done?: unknown; index?: unknown; toJSON?: unknown };
+  if (chunk.done !== false || chunk.toJSON !== undefined) return undefined;
+  const message = chunk.message as { role?: unknown; content?: unknown; toJSON?: unknown } | null | undefined;
+  if (typeof message !== 'object' || message === null || message.toJSON !== undefined) return undefined;
+  let keys = 0;
+  for (const key in chunk) {
+    if (key !== (keys === 0 ? 'message' : keys === 1 ? 'done' : keys === 2 ? 'index' : '')) return undefined;
+    keys++;
+  }
+  if (keys !== 3) return undefined;
+  keys = 0;
+  for (const key in message) {
+    if (key !== (keys === 0 ? 'role' : keys === 1 ? 'content' : '')) return undefined;
+    keys++;
+  }
+  if (keys !== 2) return undefined;
+  const { content } = message;
+  const { index } = chunk;
+  if (message.role !== 'assistant' || typeof content !== 'string' || !Number.isSafeInteger(index)) return undefined;
+  return `{"message":{"role":"assistant","content":${JSON.stringify(content)}},"done":false,"index":${index as number}}`;
+}

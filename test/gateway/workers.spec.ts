@@ -1,0 +1,70 @@
+/**
+ * CHATFLUX_WORKERS: the gateway program (`node --import tsx src/gateway/main.ts`) with two node:cluster workers on
+ * one ephemeral port. Both workers serve (each names itself in `X-Chatflux-Worker`), and SIGTERM to the primary shuts
+ * them down gracefully: a stream in flight completes with its `[DONE]`, the primary exits 0, the port is freed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import { ROOT, userEnv } from '../helpers/packedPackage';
+import { rawRequest } from '../helpers/rawRequest';
+import { waitFor } from '../helpers/streamSources';
+
+const portRefuses = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(true));
+  });
+
+describe('the gateway with CHATFLUX_WORKERS=2', () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    if (child?.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+
+  it('serves from both workers on one port, and SIGTERM lets a stream in flight complete, then exits 0', async () => {
+    const env = userEnv({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      CHATFLUX_WORKERS: '2',
+      CHATFLUX_EMULATOR_SCENARIOS: 'true',
+      CHATFLUX_SHUTDOWN_GRACE_MS: '8000',
+    });
+    const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    let stderr = '';
+    started.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    started.stdout?.resume();
+    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
+    await waitFor(() => /listening on http:\/\/\S+ \(2 workers/.test(stderr) || started.exitCode !== null, 40_000);
+    const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
+    if (url === undefined) throw new Error(`the gateway did not start: ${stderr}`);
+
+    // Each request on a fresh connection: the primary hands connections to the workers in turn.
+    const pids = new Set<string>();
+    for (let i = 0; i < 20 && pids.size < 2; i++) {
+      const response = await rawRequest(`${url}/no-such-page`, { headers: { Connection: 'close' } });
+      expect(response.status).toBe(404); // any response of the gateway's names its worker
+      expect(response.headers['x-chatflux-worker']).toMatch(/^\d+$/);
+      pids.add(String(response.headers['x-chatflux-worker']));
+    }
+    expect(pids.size).toBe(2);
+    expect(pids.has(String(started.pid))).toBe(false); // the primary serves nothing itself
+
+    // A stream of ~1.5 s, signalled once it is under way: it completes within the grace.
+    let soFar = '';
+    const stream = rawRequest(`${url}/chat/sse`, {
+      body: { model: 'deepseek-chat#pace=30;tokens=50', messages: [{ role: 'user', content: 'hi' }] },
+      onPiece: (_text, all) => void (soFar = all),
+    });
+    await waitFor(() => soFar.split('"content"').length > 3, 20_000);
+    started.kill('SIGTERM');
+    const response = await stream;
+    expect(response.status).toBe(200);
+    expect(response.body).not.toContain('shutting_down');
+    expect(response.body.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('SIGTERM: shutting down 2 workers');
+    expect(await portRefuses(Number(new URL(url).port))).toBe(true);
+  }, 60_000);
+});

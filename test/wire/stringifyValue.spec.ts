@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { stringifyValue } from '../../src/wire/stringifyValue';
+
+const textChunk = (content: string, index: number) => ({ message: { role: 'assistant', content }, done: false, index });
+
+describe('stringifyValue', () => {
+  it('a streamed text chunk: the template, byte-identical to JSON.stringify (escapes, CJK, lone surrogates, U+2028)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.nat(), (content, index) => {
+        const value = textChunk(content, index);
+        expect(stringifyValue(value)).toBe(JSON.stringify(value));
+      }),
+    );
+    expect(stringifyValue(textChunk('a"\\\n\u2028\ud800', 7))).toBe(JSON.stringify(textChunk('a"\\\n\u2028\ud800', 7)));
+  });
+
+  it('anything not exactly that shape is JSON.stringify\'s', () => {
+    const cases: unknown[] = [
+      { message: { role: 'assistant', content: 'x' }, done: false, index: 1, extra: 1 },
+      { message: { role: 'assistant', content: 'x', refusal: 'no' }, done: false, index: 1 },
+      { done: false, message: { role: 'assistant', content: 'x' }, index: 1 },
+      { message: { content: 'x', role: 'assistant' }, done: false, index: 1 },
+      { message: { role: 'user', content: 'x' }, done: false, index: 1 },
+      { message: { role: 'assistant', content: 5 }, done: false, index: 1 },
+      { message: { role: 'assistant', content: 'x' }, done: true, index: 1 },
+      { message: { role: 'assistant', content: 'x' }, done: false, index: 1.5 },
+      { message: { role: 'assistant', content: 'x' }, done: false, index: NaN },
+      { message: { role: 'assistant', content: 'x' }, done: false, index: -0 },
+      { message: { role: 'assistant', content: 'x', toJSON: () => 'y' }, done: false, index: 1 },
+      Object.assign(Object.create({ inherited: 1 }) as object, textChunk('x', 1)),
+      Object.assign(Object.create({ toJSON: () => 'proto' }) as object, textChunk('x', 1)),
+      'text',
+      null,
+      [1, 2],
+      undefined,
+    ];
+    for (const value of cases) expect(stringifyValue(value)).toBe(JSON.stringify(value));
+    fc.assert(fc.property(fc.jsonValue(), (value) => expect(stringifyValue(value)).toBe(JSON.stringify(value))));
+  });
+});
