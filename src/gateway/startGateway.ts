@@ -111,7 +111,18 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const client =
     config.routes === undefined
       ? defaultClient
-      : routeByModel(createGatewayRoutes(config, emulator?.url, options.onRouteEvent), defaultClient);
+      : routeByModel(
+          createGatewayRoutes(
+            config,
+            emulator?.url,
+            (event) => {
+              telemetry.countRouteEvent(event);
+              options.onRouteEvent?.(event);
+            },
+            telemetry.client,
+          ),
+          defaultClient,
+        );
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
   const logger = pino(
