@@ -157,6 +157,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     chatRouter({
       client,
       ...(config.model === undefined ? {} : { model: config.model }),
+      ...(config.routes === undefined ? {} : { models: Object.keys(config.routes) }), // GET /v1/models lists the routes
       apiKeys: config.gatewayKeys,
       heartbeatMs: config.heartbeatMs,
       ...(config.maxConcurrentPerClient === undefined ? {} : { maxConcurrentPerClient: config.maxConcurrentPerClient }),

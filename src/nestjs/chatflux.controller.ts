@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Inject, Post, Req, Res, SetMetadata, type Type } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Post, Req, Res, SetMetadata, type Type } from '@nestjs/common';
 import type { ChatClient } from '../client/createChatClient.js';
 import type { ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createChatEndpoints, type ChatEndpoints } from '../node/createChatEndpoints.js';
@@ -10,7 +10,7 @@ import { nodeRequest, rawResponse } from './chatflux.utilities.js';
 
 /**
  * Creates the controller of `ChatfluxModule` serving `POST {prefix}/chat/json`, `{prefix}/chat/stream` and
- * `{prefix}/chat/sse`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
+ * `{prefix}/chat/sse`, and OpenAI's `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
  * passthrough) and hands them to the serving core (`createChatEndpoints`, the Express router's too), so Nest adds
  * nothing to the wire: neither its 201 for POST nor its SSE plumbing.
  *
@@ -23,6 +23,10 @@ export function createChatController(prefix: string): Type<unknown> {
   const routeOf = (wire: ChatWireFormat): ChatRoute => ({
     answerBodyError: (request, response, error) => void endpoints?.post(wire, request, response, { error }),
   });
+
+  const completionsRoute: ChatRoute = {
+    answerBodyError: (request, response, error) => void endpoints?.completions(request, response, { error }),
+  };
 
   @Controller(prefix)
   class ChatfluxController {
@@ -60,6 +64,19 @@ export function createChatController(prefix: string): Type<unknown> {
     @SetMetadata(CHAT_ROUTE, routeOf('sse'))
     sse(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
       return this.serve('sse', req, res);
+    }
+
+    @Post('v1/chat/completions')
+    @HttpCode(200)
+    @SetMetadata(CHAT_ROUTE, completionsRoute)
+    completions(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      const { req: node, platform } = nodeRequest(req);
+      return this.endpoints.completions(node, rawResponse(res), platform);
+    }
+
+    @Get('v1/models')
+    models(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      return this.endpoints.models(nodeRequest(req).req, rawResponse(res));
     }
 
     private serve(wire: ChatWireFormat, request: unknown, response: unknown): Promise<WriteOutcome> {

@@ -9,4 +9,8 @@ export interface WebChatHandlers {
   stream: WebHandler;
   /** `POST /chat/sse`, and `GET /chat/sse?q=<url-encoded JSON request>` (`EventSource`): Server-Sent Events. */
   sse: WebHandler;
+  /** OpenAI's `POST /v1/chat/completions`: one `chat.completion`, or `chat.completion.chunk`s with `"stream": true`. */
+  completions: WebHandler;
+  /** OpenAI's `GET /v1/models`: the configured models. */
+  models: WebHandler;
 }
