@@ -46,7 +46,7 @@ export interface GatewayTelemetryConfig {
 }
 
 let contextManagerSet = false;
-const CHAT_PATH = /^\/chat\/(json|stream|sse)\/?$/i;
+const CHAT_PATH = /^\/(chat\/(?:json|stream|sse)|v1\/chat\/completions)\/?$/i;
 
 /**
  * The gateway's telemetry, on providers of its own (nothing registered globally but an `AsyncLocalStorage` context
@@ -88,7 +88,7 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
       const path = req.path ?? req.url ?? '/';
       const chat = CHAT_PATH.exec(path);
       if (chat === null) return next();
-      const endpoint = `/chat/${(chat[1] ?? '').toLowerCase()}`;
+      const endpoint = `/${(chat[1] ?? '').toLowerCase()}`;
       const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
       const span: Span = tracer.startSpan(
         `${req.method ?? 'POST'} ${endpoint}`,
