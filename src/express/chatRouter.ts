@@ -33,7 +33,8 @@ const WIRES: readonly ChatWireFormat[] = ['json', 'ndjson', 'sse'];
 
 /**
  * An Express 5 router serving the spec's three endpoints over a chat client: `POST /chat/json`, `POST /chat/stream`,
- * `POST /chat/sse`, and `GET /chat/sse?q=<url-encoded JSON request>` for browsers' `EventSource`. A thin adapter:
+ * `POST /chat/sse`, and `GET /chat/sse?q=<url-encoded JSON request>` for browsers' `EventSource`; and OpenAI's
+ * `POST /v1/chat/completions` and `GET /v1/models`, for every OpenAI client (`baseURL: 'http://host:port/v1'`). A thin adapter:
  * each route hands Express's `req`/`res` (node's, underneath) to the serving core, `createChatEndpoints`.
  *
  * 1. Keys (when configured): `Authorization: Bearer <key>`, compared in constant time; else 401.
@@ -69,12 +70,16 @@ export function chatRouter(config: ChatRouterConfig): ChatRouter {
     router.post(CHAT_WIRES[wire].endpoint, (req: Request, res: Response) => void endpoints.post(wire, req, res));
   }
   router.get(CHAT_WIRES.sse.endpoint, (req: Request, res: Response) => void endpoints.query(req, res, req.query['q']));
+  router.post(CHAT_WIRES.openai.endpoint, (req: Request, res: Response) => void endpoints.completions(req, res));
+  router.get('/v1/models', (req: Request, res: Response) => void endpoints.models(req, res));
   if ((config.apiKeys ?? []).some((key) => key !== '')) {
     router.post('/chat/token', (req: Request, res: Response) => void endpoints.token(req, res));
   }
   const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
-    const wire = req.method === 'POST' ? WIRES.find((candidate) => pathMatches(req.path, CHAT_WIRES[candidate].endpoint)) : undefined;
-    if (wire === undefined || res.headersSent || toRequestError(error, 0) === undefined) return next(error);
+    if (req.method !== 'POST' || res.headersSent || toRequestError(error, 0) === undefined) return next(error);
+    if (pathMatches(req.path, CHAT_WIRES.openai.endpoint)) return void endpoints.completions(req, res, { error });
+    const wire = WIRES.find((candidate) => pathMatches(req.path, CHAT_WIRES[candidate].endpoint));
+    if (wire === undefined) return next(error);
     void endpoints.post(wire, req, res, { error });
   };
   return Object.assign(router, { errorHandler });

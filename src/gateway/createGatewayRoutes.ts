@@ -1,5 +1,6 @@
 import type { ChatClient } from '../client/createChatClient.js';
 import { createChatRoute, type ChatRouteEvent, type ChatRouteTarget } from '../client/createChatRoute.js';
+import type { TelemetryConfig } from '../telemetry/TelemetryConfig.js';
 import type { GatewayConfig } from './loadGatewayConfig.js';
 
 /**
@@ -10,12 +11,14 @@ import type { GatewayConfig } from './loadGatewayConfig.js';
  * @param config - The gateway's configuration (its `routes` and `routeKeys`).
  * @param emulatorUrl - The built-in emulator's base URL, for targets whose provider is `emulator`.
  * @param onEvent - Receives every route event.
+ * @param telemetry - The gateway's telemetry: every target's calls get their spans and GenAI metrics.
  * @returns The routes by model name.
  */
 export function createGatewayRoutes(
   config: GatewayConfig,
   emulatorUrl: string | undefined,
   onEvent?: (event: ChatRouteEvent) => void,
+  telemetry?: TelemetryConfig,
 ): Record<string, ChatClient> {
   const routes: Record<string, ChatClient> = {};
   for (const [model, route] of Object.entries(config.routes ?? {})) {
@@ -38,6 +41,7 @@ export function createGatewayRoutes(
       if (config.requireDone !== undefined) out.requireDone = config.requireDone;
       if (config.upstreamConnections !== undefined) out.connections = config.upstreamConnections;
       if (config.connectionWaitMs !== undefined) out.connectionWaitMs = config.connectionWaitMs;
+      if (telemetry !== undefined) out.telemetry = telemetry;
       return out;
     });
     routes[model] = createChatRoute({

@@ -1,3 +1,4 @@
+import type { ChatRouteEvent } from '../client/createChatRoute.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -26,6 +27,8 @@ export interface GatewayTelemetry {
   countRequest(entry: ChatRequestLog): void;
   /** Reports the upstream pool (connections in use, requests waiting) through this callback. */
   observePool(read: () => { inUse: number; waiting: number } | undefined): void;
+  /** Counts a route's event: attempts by outcome, circuit breaker transitions by the state entered. */
+  countRouteEvent(event: ChatRouteEvent): void;
   /** The active span's trace and span ids, for a log line. */
   traceIds(): { trace_id: string; span_id: string } | undefined;
   /** Flushes and stops the exporters. */
@@ -43,7 +46,7 @@ export interface GatewayTelemetryConfig {
 }
 
 let contextManagerSet = false;
-const CHAT_PATH = /^\/chat\/(json|stream|sse)\/?$/i;
+const CHAT_PATH = /^\/(chat\/(?:json|stream|sse)|v1\/chat\/completions)\/?$/i;
 
 /**
  * The gateway's telemetry, on providers of its own (nothing registered globally but an `AsyncLocalStorage` context
@@ -74,6 +77,8 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
   const inFlight = meter.createUpDownCounter('chatflux.gateway.streams.in_flight', { unit: '{request}', description: 'Chat requests (streams and JSON answers) being served now.' });
   const heartbeats = meter.createCounter('chatflux.gateway.heartbeats', { unit: '{heartbeat}', description: 'SSE heartbeat comments written.' });
   const poolInUse = meter.createObservableGauge('chatflux.upstream.connections.in_use', { unit: '{connection}', description: 'Upstream connections in use.' });
+  const routeAttempts = meter.createCounter('chatflux.route.attempts', { unit: '{attempt}', description: "Routes' attempts, by route, target and outcome (completed, cut, failed, retried, skipped)." });
+  const breakerTransitions = meter.createCounter('chatflux.route.breaker.transitions', { unit: '{transition}', description: "Routes' circuit breaker state changes, by route, target and the state entered." });
   const poolWaiting = meter.createObservableGauge('chatflux.upstream.connections.waiting', { unit: '{request}', description: 'Requests waiting for an upstream connection.' });
 
   return {
@@ -83,7 +88,7 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
       const path = req.path ?? req.url ?? '/';
       const chat = CHAT_PATH.exec(path);
       if (chat === null) return next();
-      const endpoint = `/chat/${(chat[1] ?? '').toLowerCase()}`;
+      const endpoint = `/${(chat[1] ?? '').toLowerCase()}`;
       const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
       const span: Span = tracer.startSpan(
         `${req.method ?? 'POST'} ${endpoint}`,
@@ -125,6 +130,10 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
         },
         [poolInUse, poolWaiting],
       );
+    },
+    countRouteEvent: (event) => {
+      if (event.type === 'attempt') routeAttempts.add(1, { 'chatflux.route': event.route, 'chatflux.route.target': event.target, 'chatflux.route.outcome': event.outcome });
+      else breakerTransitions.add(1, { 'chatflux.route': event.route, 'chatflux.route.target': event.target, 'chatflux.breaker.state': event.to });
     },
     traceIds: () => {
       const ids = trace.getSpan(context.active())?.spanContext();

@@ -111,7 +111,18 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const client =
     config.routes === undefined
       ? defaultClient
-      : routeByModel(createGatewayRoutes(config, emulator?.url, options.onRouteEvent), defaultClient);
+      : routeByModel(
+          createGatewayRoutes(
+            config,
+            emulator?.url,
+            (event) => {
+              telemetry.countRouteEvent(event);
+              options.onRouteEvent?.(event);
+            },
+            telemetry.client,
+          ),
+          defaultClient,
+        );
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
   const logger = pino(
@@ -146,6 +157,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     chatRouter({
       client,
       ...(config.model === undefined ? {} : { model: config.model }),
+      ...(config.routes === undefined ? {} : { models: Object.keys(config.routes) }), // GET /v1/models lists the routes
       apiKeys: config.gatewayKeys,
       heartbeatMs: config.heartbeatMs,
       ...(config.maxConcurrentPerClient === undefined ? {} : { maxConcurrentPerClient: config.maxConcurrentPerClient }),

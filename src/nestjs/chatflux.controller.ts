@@ -10,8 +10,9 @@ import { nodeRequest, rawResponse } from './chatflux.utilities.js';
 
 /**
  * Creates the controller of `ChatfluxModule` serving `POST {prefix}/chat/json`, `{prefix}/chat/stream` and
- * `{prefix}/chat/sse`, `GET {prefix}/chat/sse?q=…` (`EventSource`; `?token=…` in place of the key) and, with
- * `apiKeys`, `POST {prefix}/chat/token` (without keys: 404, as the Express router). A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
+ * `{prefix}/chat/sse`, `GET {prefix}/chat/sse?q=…` (`EventSource`; `?token=…` in place of the key), with
+ * `apiKeys` `POST {prefix}/chat/token` (without keys: 404, as the Express router), and OpenAI's
+ * `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
  * passthrough) and hands them to the serving core (`createChatEndpoints`, the Express router's too), so Nest adds
  * nothing to the wire: neither its 201 for POST nor its SSE plumbing.
  *
@@ -24,6 +25,10 @@ export function createChatController(prefix: string): Type<unknown> {
   const routeOf = (wire: ChatWireFormat): ChatRoute => ({
     answerBodyError: (request, response, error) => void endpoints?.post(wire, request, response, { error }),
   });
+
+  const completionsRoute: ChatRoute = {
+    answerBodyError: (request, response, error) => void endpoints?.completions(request, response, { error }),
+  };
 
   @Controller(prefix)
   class ChatfluxController {
@@ -79,6 +84,19 @@ export function createChatController(prefix: string): Type<unknown> {
     token(@Req() request: unknown, @Res() response: unknown): Promise<WriteOutcome> {
       if (!this.tokensServed) throw new NotFoundException(); // the endpoints are open: no token to give, as the router
       return this.endpoints.token(nodeRequest(request).req, rawResponse(response));
+    }
+
+    @Post('v1/chat/completions')
+    @HttpCode(200)
+    @SetMetadata(CHAT_ROUTE, completionsRoute)
+    completions(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      const { req: node, platform } = nodeRequest(req);
+      return this.endpoints.completions(node, rawResponse(res), platform);
+    }
+
+    @Get('v1/models')
+    models(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      return this.endpoints.models(nodeRequest(req).req, rawResponse(res));
     }
 
     private serve(wire: ChatWireFormat, request: unknown, response: unknown): Promise<WriteOutcome> {

@@ -4,20 +4,25 @@ import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js'
 import type { ChatRequest } from '../core/schemas/index.js';
 import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
+import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
+import { OPENAI_WIRE } from '../wire/OPENAI_WIRE.js';
 import { SSE_WIRE } from '../wire/SSE_WIRE.js';
 import type { WireFormat } from '../wire/WireFormat.js';
+import { toChatCompletion } from '../operators/toChatCompletion.js';
+import { toChatCompletionChunks } from '../operators/toChatCompletionChunks.js';
 import type { ChatEndpoint } from './ChatRequestLog.js';
 import { sendJson } from './sendJson.js';
 import { sendNdjson } from './sendNdjson.js';
 import { sendSse } from './sendSse.js';
 import type { WriteOutcome } from './WriteOutcome.js';
-import type { WriteResponseConfig } from './writeResponse.js';
+import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 
 /**
  * The three wires of the downstream contract: `json` (`/chat/json`, one object), `ndjson` (`/chat/stream`, one
- * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`).
+ * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`); and the two of OpenAI's
+ * `/v1/chat/completions`: `openai` (one `chat.completion`) and `openai-sse` (`chat.completion.chunk`s, `"stream": true`).
  */
-export type ChatWireFormat = 'json' | 'ndjson' | 'sse';
+export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'openai' | 'openai-sse';
 
 /** Everything that differs between the three endpoints: see {@link CHAT_WIRES}. */
 export interface ChatWire {
@@ -30,6 +35,9 @@ export interface ChatWire {
   /** The client method whose result the endpoint serves (`json`, `stream`; `/chat/sse` writes `stream` as SSE frames). */
   call(client: ChatClient, request: ChatRequest, options: ChatCallOptions): Observable<unknown>;
 }
+
+const sendOpenAiJson: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_JSON_WIRE, config);
+const sendOpenAi: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_WIRE, config);
 
 /**
  * THE wire → writer table: for each wire, its path, its formatter, its writer and the client call behind it. The
@@ -56,5 +64,25 @@ export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
     // `client.stream()` in SSE_WIRE's frames: the bytes of `client.sse()` (`data: <json>`), without a ServerSentEvent
     // made per chunk only to be taken apart by the writer.
     call: (client, request, options) => client.stream(request, options),
+  },
+  // OpenAI's endpoint makes the same client calls as /chat/json and /chat/stream (retries, failover, timeouts apply
+  // alike), then only reshapes their answers.
+  openai: {
+    endpoint: '/v1/chat/completions',
+    format: OPENAI_JSON_WIRE,
+    send: sendOpenAiJson,
+    call: (client, request, options) => client.json(request, options).pipe(toChatCompletion()),
+  },
+  'openai-sse': {
+    endpoint: '/v1/chat/completions',
+    format: OPENAI_WIRE,
+    send: sendOpenAi,
+    call: (client, request, options) =>
+      client.stream(request, options).pipe(
+        toChatCompletionChunks({
+          model: request.model ?? client.model ?? 'unknown',
+          includeUsage: (request as { stream_options?: { include_usage?: unknown } | null }).stream_options?.include_usage === true,
+        }),
+      ),
   },
 };

@@ -18,9 +18,11 @@ import type { ChatRequestLog } from './ChatRequestLog.js';
 import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
+import { openAiModelList } from './openAiModelList.js';
 import { createSseTokens } from './createSseTokens.js';
 import { sendJson } from './sendJson.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
+import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { readChatQuery } from './readChatQuery.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
@@ -75,6 +77,11 @@ export interface ChatEndpointsConfig {
   heartbeatMs?: number;
   /** The request `GET /chat/sse` serves when it has no `q`; absent: 400. */
   demoRequest?: ChatRequest;
+  /**
+   * More model names `GET /v1/models` lists (a gateway's routes), besides the default `model`, the client's and the
+   * request policy's `allowedModels`.
+   */
+  models?: readonly string[];
   /** Receives one entry per request. */
   log?: (entry: ChatRequestLog) => void;
   /** The longest string field of a log entry (model, error message, …), in characters; longer is cut. Default 1024. */
@@ -124,6 +131,26 @@ export interface ChatEndpoints {
    */
   query(req: IncomingMessage, res: ServerResponse, q: unknown): Promise<WriteOutcome>;
   /**
+   * Serves OpenAI's `POST /v1/chat/completions`: the checks of `post` (401, 429, 415, 413, 400, and 400 for `n` > 1),
+   * then `"stream": true` is served on the `openai-sse` wire (`chat.completion.chunk`s, `data: [DONE]`), anything
+   * else on the `openai` wire (one `chat.completion`); every refusal is OpenAI's error body with its status.
+   *
+   * @param req - The node request (its body is read here unless a parser read it already).
+   * @param res - The node response, untouched so far.
+   * @param platform - What a platform's own body parser made of the body (see `readJsonBody`).
+   * @returns The writer's outcome (never rejects).
+   */
+  completions(req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
+  /**
+   * Serves OpenAI's `GET /v1/models`: key (401), then `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`
+   * listing the default model, the client's, the request policy's `allowedModels` and `config.models`.
+   *
+   * @param req - The node request.
+   * @param res - The node response, untouched so far.
+   * @returns The writer's outcome (never rejects).
+   */
+  models(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
+  /**
    * Serves `POST /chat/token` (when `apiKeys` are configured): behind the same Bearer key check (401), answers
    * `{ token, expiresAt }`, a short-lived signed token (`tokenTtlMs`) that `GET /chat/sse?token=…` accepts in place of
    * the `Authorization` header (a browser's `EventSource` cannot send one), counted as the same client for
@@ -162,9 +189,11 @@ const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessa
  * 2. Each request gets its own demand gate, shared by the client (the upstream read) and the writer (the socket).
  * 3. The request is validated once: the client takes the parsed request as it is (`VALIDATED_CHAT_REQUESTS`).
  * 4. `log` receives one entry per request, refusals included.
+ * 5. OpenAI's `POST /v1/chat/completions` (`completions`) runs the same checks first, then serves the request on the
+ *    wire its `stream` names (`openai-sse` or `openai`): the same client calls as `/chat/stream` and `/chat/json`.
  *
  * @param config - The client and the endpoints' options.
- * @returns The core's two entries: `post` and `query`.
+ * @returns The core's entries: `post`, `query`, and OpenAI's `completions` and `models`.
  */
 export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints {
   const { client, shutdown, log } = config;
@@ -206,9 +235,18 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
   };
 
-  /** Serves one request: `read` resolves with the valid request or rejects with the error to send. */
-  const serve = (wire: ChatWireFormat, req: IncomingMessage, res: ServerResponse, read: () => Promise<ChatRequest> | ChatRequest): Promise<WriteOutcome> => {
-    const started = performance.now();
+  /**
+   * Serves one request: `read` resolves with the valid request or rejects with the error to send. `started`: when the
+   * request came (OpenAI's endpoint reads its body before it knows its wire); `track`: count it in the shutdown here.
+   */
+  const serve = (
+    wire: ChatWireFormat,
+    req: IncomingMessage,
+    res: ServerResponse,
+    read: () => Promise<ChatRequest> | ChatRequest,
+    started = performance.now(),
+    track = true,
+  ): Promise<WriteOutcome> => {
     const { endpoint, send, call } = CHAT_WIRES[wire];
     const demand = createDemandGate({ stallTimeoutMs });
     const draining = shutdown?.isDraining === true;
@@ -239,23 +277,45 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       const method = req.method ?? 'POST';
       void written.then((outcome) => log(toChatRequestLog({ endpoint, method, started, outcome, model, usage, secrets, maxLogFieldChars })));
     }
-    return shutdown === undefined ? written : shutdown.track(written);
+    return shutdown === undefined || !track ? written : shutdown.track(written);
+  };
+  /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
+  const readPost = async (req: IncomingMessage, res: ServerResponse, platform: PlatformBody | undefined): Promise<ChatRequest> => {
+    authorizeBearer(req.headers.authorization, keys);
+    admit(req, res);
+    assertJsonContentType(req.headers['content-type'], typeIs.hasBody(req));
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, res, bodyLimit, platform, bodyTimeoutMs);
+    } catch (error) {
+      throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
+    }
+    return parseChatRequest(body, config.model, parseConfig);
   };
 
   return {
-    post: (wire, req, res, platform) =>
-      serve(wire, req, res, async () => {
+    post: (wire, req, res, platform) => serve(wire, req, res, () => readPost(req, res, platform)),
+    completions: (req, res, platform) => {
+      const started = performance.now();
+      // The wire depends on the body's `stream`: the checks run first, then the request (or its refusal, in OpenAI's
+      // error body) is served by the wire's writer, as `post` serves it.
+      const checked = (async () => {
+        if (shutdown?.isDraining === true) throw new ShutdownError();
+        return assertOneChoice(await readPost(req, res, platform));
+      })();
+      const written = checked.then(
+        (request) => serve(request.stream === true ? 'openai-sse' : 'openai', req, res, () => request, started, false),
+        (error: unknown) => serve('openai', req, res, () => Promise.reject(error), started, false),
+      );
+      return shutdown === undefined ? written : shutdown.track(written);
+    },
+    models: (req, res) => {
+      const list = defer(() => {
         authorizeBearer(req.headers.authorization, keys);
-        admit(req, res);
-        assertJsonContentType(req.headers['content-type'], typeIs.hasBody(req));
-        let body: unknown;
-        try {
-          body = await readJsonBody(req, res, bodyLimit, platform, bodyTimeoutMs);
-        } catch (error) {
-          throw toRequestError(error, limitRefusing(error, bodyLimit, req)) ?? error;
-        }
-        return parseChatRequest(body, config.model, parseConfig);
-      }),
+        return of(openAiModelList(client, config));
+      });
+      return CHAT_WIRES.openai.send(res, list, writeConfig);
+    },
     query: (req, res, q) =>
       serve('sse', req, res, () => {
         const token = tokenParameter(req.url ?? '');

@@ -124,10 +124,11 @@ export function createResponseWriter<T>(
       sink.end(text);
       return settle('failed', 200, error);
     }
-    const headers: Record<string, string> = { ...format.headers };
+    const before = format.errorResponse; // a format whose early errors differ (OpenAI's stream: JSON)
+    const headers: Record<string, string> = { ...(before ?? format).headers };
     if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
     if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
-    sink.respond(status, headers, text);
+    sink.respond(status, headers, before === undefined ? text : before.encodeError(body));
     settle('failed', status, error);
   };
   const onAbort = (): void => {

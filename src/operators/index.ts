@@ -12,6 +12,8 @@ export type { AssembleToolCallsConfig } from './AssembleToolCallsConfig.js';
 export type { AssembledToolCall } from './AssembledToolCall.js';
 export { toOutputChunks, type ToOutputChunksConfig } from './toOutputChunks.js';
 export { toOutput, type ToOutputConfig } from './toOutput.js';
+export { toChatCompletionChunks, type ToChatCompletionChunksConfig } from './toChatCompletionChunks.js';
+export { toChatCompletion } from './toChatCompletion.js';
 export { toNdjson, type ToNdjsonConfig } from '../wire/toNdjson.js';
 export { toSse, type ToSseConfig } from '../wire/toSse.js';
 export { retryOnTransient, type RetryOnTransientConfig, type RetryEvent } from './retryOnTransient.js';

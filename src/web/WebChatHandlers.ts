@@ -14,4 +14,8 @@ export interface WebChatHandlers {
    * (`EventSource`); without `apiKeys`, 400 `invalid_request` (the endpoints are open: do not route it).
    */
   token: WebHandler;
+  /** OpenAI's `POST /v1/chat/completions`: one `chat.completion`, or `chat.completion.chunk`s with `"stream": true`. */
+  completions: WebHandler;
+  /** OpenAI's `GET /v1/models`: the configured models. */
+  models: WebHandler;
 }

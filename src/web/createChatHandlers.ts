@@ -1,4 +1,4 @@
-import { defer, Observable, of } from 'rxjs';
+import { defer, Observable, of, throwError } from 'rxjs';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { CapacityError, RequestError } from '../core/errors.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
@@ -7,11 +7,13 @@ import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
+import { assertOneChoice } from '../node/assertOneChoice.js';
 import { authorizeBearer } from '../node/authorizeBearer.js';
 import { bearerClientKey } from '../node/bearerClientKey.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createConcurrencyLimiter } from '../node/createConcurrencyLimiter.js';
 import { createSseTokens } from '../node/createSseTokens.js';
+import { openAiModelList } from '../node/openAiModelList.js';
 import { readChatQuery } from '../node/readChatQuery.js';
 import { toChatRequestLog } from '../node/toChatRequestLog.js';
 import { tokenParameter } from '../node/tokenParameter.js';
@@ -157,5 +159,42 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     response.headers.set('Cache-Control', 'no-store');
     return response;
   };
-  return { json: handler('json'), stream: handler('ndjson'), sse: handler('sse'), token };
+  const responseConfig = (demand: ReturnType<typeof createDemandGate>, request: Request, onEnd: () => void) => ({
+    demand,
+    secrets,
+    requestSignal: request.signal,
+    ...(config.signal === undefined ? {} : { signal: config.signal }),
+    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+    onEnd,
+  });
+  // OpenAI's endpoint: the checks first (its wire depends on the body's `stream`), then the node core's wires.
+  const completions: WebHandler = async (request) => {
+    const demand = createDemandGate();
+    let release: (() => void) | undefined;
+    let chatRequest: ChatRequest;
+    try {
+      authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
+      release = limiter.tryAcquire(clientKey(request));
+      if (release === undefined) {
+        throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
+      }
+      chatRequest = assertOneChoice(await readPost(request));
+    } catch (error) {
+      return toResponse(throwError(() => error), 'openai', responseConfig(demand, request, () => release?.()));
+    }
+    const wire = chatRequest.stream === true ? 'openai-sse' : 'openai';
+    const answer = defer(() => {
+      VALIDATED_CHAT_REQUESTS.add(chatRequest);
+      return CHAT_WIRES[wire].call(client, chatRequest, { demand });
+    });
+    return toResponse(answer, wire, responseConfig(demand, request, () => release?.()));
+  };
+  const models: WebHandler = (request) => {
+    const list = defer(() => {
+      authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
+      return of(openAiModelList(client, config));
+    });
+    return toResponse(list, 'openai', { secrets });
+  };
+  return { json: handler('json'), stream: handler('ndjson'), sse: handler('sse'), token, completions, models };
 }

@@ -17,4 +17,10 @@ export interface WireFormat<T> {
   encodeError(body: ErrorBody): string;
   /** The keep-alive text (`: ping\n\n`), when the format has one. */
   heartbeat?: string;
+  /**
+   * The headers and body of an error answered before the commit, when they differ from this format's (OpenAI's
+   * stream answers them as JSON with `application/json`, in-band as an SSE frame); default: `headers` and
+   * `encodeError`.
+   */
+  errorResponse?: Pick<WireFormat<unknown>, 'headers' | 'encodeError'>;
 }

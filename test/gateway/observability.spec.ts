@@ -52,6 +52,17 @@ describe('gateway observability', () => {
     expect(entry['span_id']).toMatch(/^[0-9a-f]{16}$/);
   });
 
+  it("continues the client's traceparent on POST /v1/chat/completions too (streamed), with the trace id in its log line", async () => {
+    const res = await rawRequest(`${gateway.url}/v1/chat/completions`, { body: { ...BODY, stream: true }, headers: { traceparent: TRACEPARENT } });
+    expect(res.status).toBe(200);
+    expect(res.body.endsWith('data: [DONE]\n\n')).toBe(true);
+    const upstream = emulator.requests.at(-1)?.headers['traceparent'];
+    expect(upstream).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const entry = JSON.parse(lines.at(-1) ?? '{}') as Record<string, unknown>;
+    expect(entry).toMatchObject({ msg: 'request', status: 200, trace_id: TRACE_ID });
+  });
+
   it('GET /metrics shows the GenAI histograms with the model, requests by endpoint and status, the pool and heartbeats', async () => {
     await rawRequest(`${gateway.url}/chat/stream`, { body: BODY });
     const sse = await rawRequest(`${gateway.url}/chat/sse`, { body: { ...BODY, model: 'deepseek-chat#queue=150' } }); // silent 150 ms: heartbeats
