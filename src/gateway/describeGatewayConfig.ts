@@ -7,9 +7,13 @@ import type { GatewayConfig } from './loadGatewayConfig.js';
 /** A setting's value, or its default marked as such (`600000 ms (default)`). */
 const orDefault = (value: number | undefined, fallback: number, unit = ''): string => (value === undefined ? `${fallback}${unit} (default)` : `${value}${unit}`);
 
+/** The serving core's defaults of the write stall deadline and of a `POST /chat/token` token's lifetime. */
+const WRITE_STALL_TIMEOUT_MS = 30_000;
+const TOKEN_TTL_MS = 60_000;
+
 /**
  * The gateway's configuration as printable lines, without secrets: the API key and the gateway keys appear only as
- * "set" / a count.
+ * "set" / a count, the token secret as "set" / "random per process".
  *
  * @param config - The configuration.
  * @returns Lines to print at start (the last one a warning when the gateway is open).
@@ -28,6 +32,12 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
     `upstream:     ${orDefault(config.upstreamConnections, GATEWAY_DEFAULTS.upstreamConnections)} connections, wait ${orDefault(config.connectionWaitMs, GATEWAY_DEFAULTS.connectionWaitMs, ' ms')}, headers timeout ${orDefault(config.headersTimeoutMs, DEFAULT_TIMEOUTS.headers, ' ms')}`,
     `limits:       ${orDefault(config.maxConcurrentPerClient, GATEWAY_DEFAULTS.maxConcurrentPerClient)} requests per client, /chat/json answer ${orDefault(config.maxAnswerChars, DEFAULT_MAX_ANSWER_CHARS, ' chars')}${config.jsonTimeoutMs === undefined ? ', no deadline' : ` within ${config.jsonTimeoutMs} ms`}`,
+    `clients:      write stall timeout ${config.writeStallTimeoutMs === 0 ? 'off' : orDefault(config.writeStallTimeoutMs, WRITE_STALL_TIMEOUT_MS, ' ms')}`,
+    `tokens:       ${
+      config.gatewayKeys.length === 0
+        ? 'none (open: GET /chat/sse needs no token)'
+        : `POST /chat/token, valid ${orDefault(config.tokenTtlMs, TOKEN_TTL_MS, ' ms')}, secret ${config.tokenSecret === undefined ? 'random per process' : 'set'}`
+    }`,
     `shutdown:     grace ${orDefault(config.shutdownGraceMs, GATEWAY_DEFAULTS.shutdownGraceMs, ' ms')}`,
   ];
   const otlp = config.otlp === undefined ? 'no OTLP export' : `OTLP ${[config.otlp.traces ? 'traces' : '', config.otlp.metrics ? 'metrics' : ''].filter(Boolean).join(' + ')}`;

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Post, Req, Res, SetMetadata, type Type } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, NotFoundException, Post, Req, Res, SetMetadata, type Type } from '@nestjs/common';
 import type { ChatClient } from '../client/createChatClient.js';
 import type { ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createChatEndpoints, type ChatEndpoints } from '../node/createChatEndpoints.js';
@@ -10,7 +10,9 @@ import { nodeRequest, rawResponse } from './chatflux.utilities.js';
 
 /**
  * Creates the controller of `ChatfluxModule` serving `POST {prefix}/chat/json`, `{prefix}/chat/stream` and
- * `{prefix}/chat/sse`, and OpenAI's `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
+ * `{prefix}/chat/sse`, `GET {prefix}/chat/sse?q=…` (`EventSource`; `?token=…` in place of the key), with
+ * `apiKeys` `POST {prefix}/chat/token` (without keys: 404, as the Express router), and OpenAI's
+ * `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
  * passthrough) and hands them to the serving core (`createChatEndpoints`, the Express router's too), so Nest adds
  * nothing to the wire: neither its 201 for POST nor its SSE plumbing.
  *
@@ -31,6 +33,7 @@ export function createChatController(prefix: string): Type<unknown> {
   @Controller(prefix)
   class ChatfluxController {
     private readonly endpoints: ChatEndpoints;
+    private readonly tokensServed: boolean;
 
     constructor(
       @Inject(CHATFLUX_CLIENT) client: ChatClient,
@@ -39,10 +42,13 @@ export function createChatController(prefix: string): Type<unknown> {
     ) {
       // The config's `signal` is merged into the shutdown's (see the providers).
       const { model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs } = config;
+      const { tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars } = config;
       this.endpoints = endpoints = createChatEndpoints({
         ...{ client, model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, shutdown },
         ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs },
+        ...{ tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars },
       });
+      this.tokensServed = (apiKeys ?? []).some((key) => key !== '');
     }
 
     @Post('chat/json')
@@ -64,6 +70,20 @@ export function createChatController(prefix: string): Type<unknown> {
     @SetMetadata(CHAT_ROUTE, routeOf('sse'))
     sse(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
       return this.serve('sse', req, res);
+    }
+
+    @Get('chat/sse')
+    query(@Req() request: unknown, @Res() response: unknown): Promise<WriteOutcome> {
+      const { req } = nodeRequest(request);
+      const q = (request as { query?: Record<string, unknown> }).query?.['q'];
+      return this.endpoints.query(req, rawResponse(response), q);
+    }
+
+    @Post('chat/token')
+    @HttpCode(200)
+    token(@Req() request: unknown, @Res() response: unknown): Promise<WriteOutcome> {
+      if (!this.tokensServed) throw new NotFoundException(); // the endpoints are open: no token to give, as the router
+      return this.endpoints.token(nodeRequest(request).req, rawResponse(response));
     }
 
     @Post('v1/chat/completions')

@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
 import type { ChatClient, ChatClientConfig } from '../client/createChatClient.js';
 import type { WriteResponseConfig } from '../node/writeResponse.js';
+import type { ChatRequestLog } from '../node/ChatRequestLog.js';
+import type { ChatRequest } from '../core/schemas/index.js';
 
 /**
  * Where the built-in controller serves `POST {prefix}/chat/json`, `{prefix}/chat/stream` and `{prefix}/chat/sse`.
@@ -50,6 +52,21 @@ export interface ChatfluxModuleConfig {
    * ended (upstream aborted, socket destroyed, logged as `client_stalled`). Default 30000; `0`: none.
    */
   writeStallTimeoutMs?: number;
+  /**
+   * The built-in controller, with `apiKeys`: the secret (16+ characters) signing the short-lived tokens of
+   * `POST /chat/token`; absent, a random secret of this process.
+   */
+  tokenSecret?: string;
+  /** The built-in controller: how long a token of `POST /chat/token` lets `GET /chat/sse?token=…` in, in ms (default 60000). */
+  tokenTtlMs?: number;
+  /** The built-in controller: the longest `q` query parameter of `GET /chat/sse`, in characters; longer gets 413 (default 8192). */
+  queryLimit?: number;
+  /** The built-in controller: the request `GET /chat/sse` serves when it has no `q`; absent: 400. */
+  demoRequest?: ChatRequest;
+  /** The built-in controller: receives one entry per request (the Express router's `ChatRequestLog`). */
+  log?: (entry: ChatRequestLog) => void;
+  /** The built-in controller: the longest string field of a log entry, in characters (default 1024). */
+  maxLogFieldChars?: number;
   /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
   heartbeatMs?: number;
   /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */

@@ -12,11 +12,9 @@ import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
-import { toErrorResponse } from '../core/toErrorResponse.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import type { ChatRequestLog } from './ChatRequestLog.js';
-import { capLogEntry } from './capLogEntry.js';
 import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
@@ -28,7 +26,10 @@ import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { readChatQuery } from './readChatQuery.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
+import { toChatRequestLog } from './toChatRequestLog.js';
+import { tokenParameter } from './tokenParameter.js';
 import { toRequestError } from './toRequestError.js';
+import { usageOf } from './usageOf.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import type { WriteResponseConfig } from './writeResponse.js';
 
@@ -162,19 +163,6 @@ export interface ChatEndpoints {
   token(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
 }
 
-/** The `token` query parameter of a request URL: the one value, `''` when repeated, `undefined` when absent. */
-const tokenParameter = (req: IncomingMessage): string | undefined => {
-  const url = req.url ?? '';
-  if (!/[?&]token=/.test(url)) return undefined;
-  const values = new URL(url, 'http://localhost').searchParams.getAll('token');
-  return values.length === 1 ? values[0] : '';
-};
-
-const usageOf = (value: unknown): Usage | undefined => {
-  const record = value as { usage?: Usage; data?: { usage?: Usage } } | null;
-  return record?.usage ?? record?.data?.usage;
-};
-
 /**
  * The limit to name in a 413: ours — unless a parser with a smaller limit (Nest's default 100 kb) refused a body that
  * ours would have taken; then its limit, which is the one the body broke.
@@ -286,25 +274,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     const written = send(res, source, { ...writeConfig, demand, ...(onValue === undefined ? {} : { onValue }) });
     void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
-      void written.then((outcome) => {
-        const entry: ChatRequestLog = {
-          endpoint,
-          method: req.method ?? 'POST',
-          status: outcome.status,
-          result: outcome.result,
-          durationMs: Math.round(performance.now() - started),
-          chunks: outcome.values,
-          bytes: outcome.bytes,
-        };
-        if (model !== undefined) entry.model = model;
-        if (outcome.firstValueMs !== undefined) entry.firstChunkMs = Math.round(outcome.firstValueMs);
-        if (usage !== undefined) entry.usage = usage;
-        if (outcome.error !== undefined) {
-          const { body } = toErrorResponse(outcome.error, { secrets });
-          entry.error = { code: body.code, message: body.message };
-        }
-        log(capLogEntry(entry, maxLogFieldChars));
-      });
+      const method = req.method ?? 'POST';
+      void written.then((outcome) => log(toChatRequestLog({ endpoint, method, started, outcome, model, usage, secrets, maxLogFieldChars })));
     }
     return shutdown === undefined || !track ? written : shutdown.track(written);
   };
@@ -347,7 +318,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     },
     query: (req, res, q) =>
       serve('sse', req, res, () => {
-        const token = tokenParameter(req);
+        const token = tokenParameter(req.url ?? '');
         if (tokens === undefined || token === undefined || req.headers.authorization !== undefined) {
           authorizeBearer(req.headers.authorization, keys);
           admit(req, res);

@@ -1,7 +1,7 @@
 /** A web-standard request handler: Hono's `app.fetch` shape, a Next.js route handler, `Bun.serve`'s and `Deno.serve`'s `fetch`. */
 export type WebHandler = (request: Request) => Promise<Response>;
 
-/** The three endpoints as web handlers: see `createChatHandlers`. */
+/** The three endpoints (and `POST /chat/token`) as web handlers: see `createChatHandlers`. */
 export interface WebChatHandlers {
   /** `POST /chat/json`: one JSON object. */
   json: WebHandler;
@@ -9,6 +9,11 @@ export interface WebChatHandlers {
   stream: WebHandler;
   /** `POST /chat/sse`, and `GET /chat/sse?q=<url-encoded JSON request>` (`EventSource`): Server-Sent Events. */
   sse: WebHandler;
+  /**
+   * `POST /chat/token` (with `apiKeys`): behind the key, `{ token, expiresAt }` for `GET /chat/sse?token=…`
+   * (`EventSource`); without `apiKeys`, 400 `invalid_request` (the endpoints are open: do not route it).
+   */
+  token: WebHandler;
   /** OpenAI's `POST /v1/chat/completions`: one `chat.completion`, or `chat.completion.chunk`s with `"stream": true`. */
   completions: WebHandler;
   /** OpenAI's `GET /v1/models`: the configured models. */

@@ -1,10 +1,10 @@
 import { defer, Observable, of, throwError } from 'rxjs';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { CapacityError } from '../core/errors.js';
+import { CapacityError, RequestError } from '../core/errors.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
-import type { ChatRequest } from '../core/schemas/index.js';
+import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
 import { assertOneChoice } from '../node/assertOneChoice.js';
@@ -12,9 +12,13 @@ import { authorizeBearer } from '../node/authorizeBearer.js';
 import { bearerClientKey } from '../node/bearerClientKey.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createConcurrencyLimiter } from '../node/createConcurrencyLimiter.js';
+import { createSseTokens } from '../node/createSseTokens.js';
 import { openAiModelList } from '../node/openAiModelList.js';
 import { readChatQuery } from '../node/readChatQuery.js';
+import { toChatRequestLog } from '../node/toChatRequestLog.js';
+import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
+import { usageOf } from '../node/usageOf.js';
 import { readRequestJson } from './readRequestJson.js';
 import { toResponse } from './toResponse.js';
 import type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
@@ -39,6 +43,10 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  * 3. A body not complete within `bodyTimeoutMs` (30 s) gets 408 `request_timeout`.
  * 4. `sse` serves `GET ?q=` too (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
  *    without `q` the `demoRequest`).
+ * 5. `token` serves `POST /chat/token` as the node core does: behind the key (401), `{ token, expiresAt }` with
+ *    `Cache-Control: no-store`, a short-lived signed token (`tokenTtlMs`) that `sse`'s `GET ?token=…` takes in place
+ *    of the `Authorization` header, counted as the same client; without `apiKeys`, 400 (do not route it then).
+ * 6. `log` receives one entry per request of the three endpoints, the node core's entry (`toChatRequestLog`).
  *
  * ## Example (Hono)
  * ```ts
@@ -46,19 +54,21 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  * app.post('/chat/json', (c) => chat.json(c.req.raw));
  * app.post('/chat/stream', (c) => chat.stream(c.req.raw));
  * app.on(['GET', 'POST'], '/chat/sse', (c) => chat.sse(c.req.raw));
+ * app.post('/chat/token', (c) => chat.token(c.req.raw)); // with apiKeys, for EventSource
  * ```
  *
  * @param config - The client and the endpoints' options.
- * @returns The three handlers.
+ * @returns The handlers of the three endpoints and of `POST /chat/token`.
  */
 export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandlers {
-  const { client } = config;
+  const { client, log } = config;
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const bodyLimit = config.bodyLimit ?? '1mb';
   const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
   const queryLimit = config.queryLimit ?? 8192;
   const stallTimeoutMs = config.writeStallTimeoutMs ?? 30_000;
-  const secrets = [...keys, ...(config.secrets ?? [])];
+  const maxLogFieldChars = config.maxLogFieldChars ?? 1024;
+  const secrets = [...keys, ...(config.secrets ?? []), ...(config.tokenSecret === undefined ? [] : [config.tokenSecret])];
   const parseConfig = {
     limits: resolveRequestLimits(config.requestLimits),
     ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
@@ -66,6 +76,23 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   const maxPerClient = config.maxConcurrentPerClient ?? 32;
   const limiter = createConcurrencyLimiter({ maxPerClient });
   const clientKey = config.clientKey ?? ((request: Request) => defaultClientKey(request, keys.length > 0));
+  const tokenConfig = {
+    ...(config.tokenSecret === undefined ? {} : { secret: config.tokenSecret }),
+    ...(config.tokenTtlMs === undefined ? {} : { ttlMs: config.tokenTtlMs }),
+  };
+  const tokens = keys.length === 0 ? undefined : createSseTokens(tokenConfig);
+  /** Who the request is, after its key or its `GET /chat/sse` token is checked (401 otherwise). */
+  const authorize = (request: Request, wire: ChatWireFormat): string => {
+    const authorization = request.headers.get('authorization') ?? undefined;
+    const token = wire === 'sse' && request.method === 'GET' ? tokenParameter(request.url) : undefined;
+    if (tokens === undefined || token === undefined || authorization !== undefined) {
+      authorizeBearer(authorization, keys);
+      return clientKey(request);
+    }
+    const tokenClient = tokens.verify(token);
+    if (tokenClient === undefined) throw new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
+    return tokenClient;
+  };
 
   const readPost = async (request: Request): Promise<ChatRequest> => {
     assertJsonContentType(request.headers.get('content-type') ?? undefined, request.body !== null);
@@ -84,18 +111,21 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   };
 
   const handler = (wire: ChatWireFormat): WebHandler => (request) => {
-    const { call } = CHAT_WIRES[wire];
+    const started = performance.now();
+    const { call, endpoint } = CHAT_WIRES[wire];
     const demand = createDemandGate({ stallTimeoutMs });
     let release: (() => void) | undefined;
+    let model: string | undefined;
+    let usage: Usage | undefined;
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
-        authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
-        release = limiter.tryAcquire(clientKey(request));
+        release = limiter.tryAcquire(authorize(request, wire));
         if (release === undefined) {
           throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
         }
         const chatRequest = wire === 'sse' && request.method === 'GET' ? readQuery(request) : await readPost(request);
         if (subscriber.closed) return;
+        model = chatRequest.model ?? client.model;
         VALIDATED_CHAT_REQUESTS.add(chatRequest);
         subscriber.add(call(client, chatRequest, { demand }).subscribe(subscriber));
       };
@@ -108,8 +138,26 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       requestSignal: request.signal,
       ...(signals.length === 0 ? {} : { signal: signals[0] }),
       ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
-      onEnd: () => release?.(),
+      ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
+      onEnd: (outcome) => {
+        release?.();
+        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, secrets, maxLogFieldChars }));
+      },
     });
+  };
+  const token: WebHandler = async (request) => {
+    const answer = defer(() => {
+      if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
+      authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
+      return of(tokens.issue(clientKey(request)));
+    });
+    const response = await toResponse(answer, 'json', {
+      secrets,
+      requestSignal: request.signal,
+      ...(config.signal === undefined ? {} : { signal: config.signal }),
+    });
+    response.headers.set('Cache-Control', 'no-store');
+    return response;
   };
   const responseConfig = (demand: ReturnType<typeof createDemandGate>, request: Request, onEnd: () => void) => ({
     demand,
@@ -148,5 +196,5 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     });
     return toResponse(list, 'openai', { secrets });
   };
-  return { json: handler('json'), stream: handler('ndjson'), sse: handler('sse'), completions, models };
+  return { json: handler('json'), stream: handler('ndjson'), sse: handler('sse'), token, completions, models };
 }

@@ -151,4 +151,24 @@ describe('loadGatewayConfig', () => {
     expect(closed.join('\n')).toContain('2 configured');
     expect(closed.some((line) => line.startsWith('WARNING'))).toBe(false);
   });
+
+  it('is described with the write stall deadline and the token lifetime, never the token secret', () => {
+    const defaults = describeGatewayConfig(loadGatewayConfig({ CHATFLUX_GATEWAY_KEYS: 'gk-1' }));
+    expect(defaults).toEqual(
+      expect.arrayContaining([
+        'clients:      write stall timeout 30000 ms (default)',
+        'tokens:       POST /chat/token, valid 60000 ms (default), secret random per process',
+      ]),
+    );
+    const secret = 'token-secret-do-not-print-0123';
+    const set = describeGatewayConfig(
+      loadGatewayConfig({ CHATFLUX_GATEWAY_KEYS: 'gk-1', CHATFLUX_WRITE_STALL_TIMEOUT_MS: '5000', CHATFLUX_TOKEN_TTL_MS: '20000', CHATFLUX_TOKEN_SECRET: secret }),
+    );
+    expect(set).toEqual(expect.arrayContaining(['clients:      write stall timeout 5000 ms', 'tokens:       POST /chat/token, valid 20000 ms, secret set']));
+    expect(set.join('\n')).not.toContain(secret);
+    expect(set.join('\n')).not.toContain('token-secret');
+    expect(describeGatewayConfig(loadGatewayConfig({ CHATFLUX_WRITE_STALL_TIMEOUT_MS: '0' }))).toEqual(
+      expect.arrayContaining(['clients:      write stall timeout off', 'tokens:       none (open: GET /chat/sse needs no token)']),
+    );
+  });
 });

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { createChatHandlers } from '../../src/web/createChatHandlers';
 import type { WebChatHandlersConfig } from '../../src/web/WebChatHandlersConfig';
 
-/** A Hono app on `@hono/node-server` (127.0.0.1, ephemeral port) serving the web handlers at the three paths. */
+/** A Hono app on `@hono/node-server` (127.0.0.1, ephemeral port) serving the web handlers at the three paths and `POST /chat/token`. */
 export interface HonoChat {
   url: string;
   app: Hono;
@@ -18,6 +18,7 @@ export async function startHonoChat(config: WebChatHandlersConfig, extend?: (app
   app.post('/chat/json', (c) => chat.json(c.req.raw));
   app.post('/chat/stream', (c) => chat.stream(c.req.raw));
   app.on(['GET', 'POST'], '/chat/sse', (c) => chat.sse(c.req.raw));
+  app.post('/chat/token', (c) => chat.token(c.req.raw));
   extend?.(app);
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
