@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Config } from 'jest';
 
 const config: Config = {
@@ -13,6 +14,9 @@ const config: Config = {
     '^chatflux/(.*)$': '<rootDir>/src/$1/index.ts',
   },
   testTimeout: 30_000,
+  // At least two workers, also on a 2-core machine (jest's default there is one): most suites wait on I/O (npm
+  // installs, servers on loopback, timers), so two of them share two cores well.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   // fast-check runs from a fixed seed in CI (FC_SEED=random to explore): see test/helpers/fastCheckSeed.ts.
   setupFiles: ['<rootDir>/test/helpers/fastCheckSeed.ts'],
   // Once per run: a directory the workers share (the packed package), and the programs some tests need (Chromium),
