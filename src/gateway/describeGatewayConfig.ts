@@ -1,3 +1,5 @@
+import { DEFAULT_TOKEN_TTL_MS as TOKEN_TTL_MS } from '../node/DEFAULT_TOKEN_TTL_MS.js';
+import { DEFAULT_WRITE_STALL_TIMEOUT_MS as WRITE_STALL_TIMEOUT_MS } from '../node/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 import { DEFAULT_RETRY_POLICY } from '../core/retryPolicy.js';
 import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js';
 import { DEFAULT_TIMEOUTS } from '../source/defaultTimeouts.js';
@@ -6,10 +8,6 @@ import type { GatewayConfig } from './loadGatewayConfig.js';
 
 /** A setting's value, or its default marked as such (`600000 ms (default)`). */
 const orDefault = (value: number | undefined, fallback: number, unit = ''): string => (value === undefined ? `${fallback}${unit} (default)` : `${value}${unit}`);
-
-/** The serving core's defaults of the write stall deadline and of a `POST /chat/token` token's lifetime. */
-const WRITE_STALL_TIMEOUT_MS = 30_000;
-const TOKEN_TTL_MS = 60_000;
 
 /**
  * The gateway's configuration as printable lines, without secrets: the API key and the gateway keys appear only as

@@ -1,3 +1,4 @@
+import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from './DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bytes from 'bytes';
@@ -200,7 +201,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const bodyLimit = config.bodyLimit ?? '1mb';
   const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
-  const stallTimeoutMs = config.writeStallTimeoutMs ?? 30_000;
+  const stallTimeoutMs = config.writeStallTimeoutMs ?? DEFAULT_WRITE_STALL_TIMEOUT_MS;
   const maxLogFieldChars = config.maxLogFieldChars ?? 1024;
   const queryLimit = config.queryLimit ?? 8192;
   const secrets = [...keys, ...(config.secrets ?? []), ...(config.tokenSecret === undefined ? [] : [config.tokenSecret])];

@@ -1,3 +1,4 @@
+import { DEFAULT_TOKEN_TTL_MS } from './DEFAULT_TOKEN_TTL_MS.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../core/errors.js';
 
@@ -54,7 +55,7 @@ const MAX_TOKEN_CHARS = 512;
  * @throws ConfigError for a secret shorter than 16 characters or a lifetime that is not a positive integer.
  */
 export function createSseTokens(config: SseTokensConfig = {}): SseTokens {
-  const ttlMs = config.ttlMs ?? 60_000;
+  const ttlMs = config.ttlMs ?? DEFAULT_TOKEN_TTL_MS;
   if (!Number.isInteger(ttlMs) || ttlMs <= 0)
     throw new ConfigError(`tokenTtlMs must be a positive integer of milliseconds, got ${String(ttlMs)}.`);
   if (config.secret !== undefined && config.secret.length < 16) {

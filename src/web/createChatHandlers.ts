@@ -1,3 +1,4 @@
+import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../node/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 import { defer, Observable, of, throwError } from 'rxjs';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { CapacityError, RequestError } from '../core/errors.js';
@@ -66,7 +67,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   const bodyLimit = config.bodyLimit ?? '1mb';
   const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
   const queryLimit = config.queryLimit ?? 8192;
-  const stallTimeoutMs = config.writeStallTimeoutMs ?? 30_000;
+  const stallTimeoutMs = config.writeStallTimeoutMs ?? DEFAULT_WRITE_STALL_TIMEOUT_MS;
   const maxLogFieldChars = config.maxLogFieldChars ?? 1024;
   const secrets = [...keys, ...(config.secrets ?? []), ...(config.tokenSecret === undefined ? [] : [config.tokenSecret])];
   const parseConfig = {

@@ -1,3 +1,4 @@
+import { SSE_HEADERS } from './SSE_HEADERS.js';
 import { ConfigError } from '../core/errors.js';
 import { OPENAI_JSON_WIRE } from './OPENAI_JSON_WIRE.js';
 import { toOpenAiError } from './toOpenAiError.js';
@@ -21,11 +22,7 @@ import type { WireFormat } from './WireFormat.js';
  * `ConfigError` for a value without a JSON form.
  */
 export const OPENAI_WIRE: WireFormat<unknown> = {
-  headers: {
-    'Content-Type': 'text/event-stream',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
-  },
+  headers: SSE_HEADERS,
   streaming: true,
   encode: (value) => {
     const json: string | undefined = JSON.stringify(value);

@@ -1,3 +1,4 @@
+import { SSE_HEADERS } from './SSE_HEADERS.js';
 import { ConfigError } from '../core/errors.js';
 import { isServerSentEvent } from '../core/isServerSentEvent.js';
 import { formatSseEvent } from './formatSseEvent.js';
@@ -21,11 +22,7 @@ const DONE = 'data: [DONE]\n\n';
  * `ConfigError` for a value without a JSON form (a function, a symbol, `undefined`) or a malformed event.
  */
 export const SSE_WIRE: WireFormat<unknown> = {
-  headers: {
-    'Content-Type': 'text/event-stream',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
-  },
+  headers: SSE_HEADERS,
   streaming: true,
   encode: (value) => {
     if (isServerSentEvent(value)) return formatSseEvent(value);
