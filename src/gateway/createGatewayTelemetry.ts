@@ -20,9 +20,14 @@ export interface GatewayTelemetry {
   serveMetrics(req: IncomingMessage, res: ServerResponse): void;
   /**
    * Runs `next` inside the request's SERVER span, a child of the client's W3C `traceparent` when it sent one; counts
-   * the chat request in flight and the SSE heartbeats written, until the response closes.
+   * the chat request in flight until the response closes.
    */
   around(req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void): void;
+  /**
+   * Counts one SSE heartbeat comment written (`chatflux.gateway.heartbeats`, by endpoint): `: ping` on `/chat/sse`,
+   * `: keep-alive` on `/v1/chat/completions` — the serving core's `onHeartbeat`.
+   */
+  countHeartbeat(endpoint: string): void;
   /** Counts a finished chat request (`chatflux.gateway.requests`, by endpoint, method, status and result). */
   countRequest(entry: ChatRequestLog): void;
   /** Reports the upstream pool (connections in use, requests waiting) through this callback. */
@@ -39,8 +44,6 @@ export interface GatewayTelemetry {
 export interface GatewayTelemetryConfig {
   /** Export traces and metrics over OTLP/HTTP (the exporters read `OTEL_EXPORTER_OTLP_*` themselves). */
   otlp?: { traces: boolean; metrics: boolean } | undefined;
-  /** The text of an SSE heartbeat frame, counted when written. */
-  heartbeat: string;
   /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`). */
   serviceName?: string;
 }
@@ -55,7 +58,7 @@ const CHAT_PATH = /^\/(chat\/(?:json|stream|sse)|v1\/chat\/completions)\/?$/i;
  * a meter provider read by the Prometheus exporter (without its own server: `GET /metrics` is served by the gateway)
  * and by OTLP when configured, and the W3C trace-context propagator.
  *
- * @param config - OTLP switches and the heartbeat frame.
+ * @param config - OTLP switches and the service name.
  * @returns The telemetry.
  */
 export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayTelemetry {
@@ -96,13 +99,6 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
         parent,
       );
       inFlight.add(1, { 'http.route': endpoint });
-      if (endpoint === '/chat/sse') {
-        const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-        res.write = ((...args: unknown[]) => {
-          if (typeof args[0] === 'string' && args[0].startsWith(config.heartbeat)) heartbeats.add(1);
-          return write(...args);
-        }) as typeof res.write;
-      }
       res.once('close', () => {
         inFlight.add(-1, { 'http.route': endpoint });
         span.setAttribute('http.response.status_code', res.statusCode);
@@ -111,6 +107,7 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
       });
       context.with(trace.setSpan(parent, span), next);
     },
+    countHeartbeat: (endpoint) => heartbeats.add(1, { 'http.route': endpoint }),
     countRequest: (entry) => {
       requests.add(1, {
         'http.route': entry.endpoint,

@@ -21,7 +21,6 @@ import { crossOriginPolicy } from './crossOriginPolicy.js';
 import { pageSecurityHeaders } from './pageSecurityHeaders.js';
 import pino, { type DestinationStream } from 'pino';
 import { matchesBearerKey } from '../node/matchesBearerKey.js';
-import { SSE_WIRE } from '../wire/SSE_WIRE.js';
 import { createGatewayTelemetry } from './createGatewayTelemetry.js';
 
 /** A running gateway. */
@@ -105,7 +104,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
   if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
   // Observability: spans and metrics on the gateway's own providers, /metrics, traceparent in and out, JSON logs.
-  const telemetry = createGatewayTelemetry({ otlp: config.otlp, heartbeat: SSE_WIRE.heartbeat ?? ': ping\n\n' });
+  const telemetry = createGatewayTelemetry({ otlp: config.otlp });
   const defaultClient = createChatClient({ ...clientConfig, telemetry: telemetry.client, ...options.client });
   telemetry.observePool(() => defaultClient.pool);
   const client =
@@ -169,6 +168,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,
       log,
+      onHeartbeat: telemetry.countHeartbeat,
       ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
     }),
   );

@@ -15,7 +15,7 @@ import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
-import type { ChatRequestLog } from './ChatRequestLog.js';
+import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
 import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
@@ -85,6 +85,11 @@ export interface ChatEndpointsConfig {
   models?: readonly string[];
   /** Receives one entry per request. */
   log?: (entry: ChatRequestLog) => void;
+  /**
+   * Called each time a streaming response writes its heartbeat (`: ping` on `/chat/sse`, `: keep-alive` on OpenAI's
+   * stream), with the endpoint's path: a keep-alive metric without a look at every write.
+   */
+  onHeartbeat?: (endpoint: ChatEndpoint) => void;
   /** The longest string field of a log entry (model, error message, …), in characters; longer is cut. Default 1024. */
   maxLogFieldChars?: number;
   /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */
@@ -235,6 +240,18 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     ...(signal === undefined ? {} : { signal }),
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
   };
+  const { onHeartbeat } = config;
+  /** Each wire's writer options, made once: with its own `onHeartbeat` (no closure per request). */
+  const wireConfigs = new Map<ChatWireFormat, WriteResponseConfig>();
+  const writeConfigOf = (wire: ChatWireFormat): WriteResponseConfig => {
+    let made = wireConfigs.get(wire);
+    if (made === undefined) {
+      const { endpoint } = CHAT_WIRES[wire];
+      made = onHeartbeat === undefined ? writeConfig : { ...writeConfig, onHeartbeat: () => onHeartbeat(endpoint) };
+      wireConfigs.set(wire, made);
+    }
+    return made;
+  };
 
   /**
    * Serves one request: `read` resolves with the valid request or rejects with the error to send. `started`: when the
@@ -272,7 +289,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       });
     });
     const onValue = log === undefined ? undefined : (value: unknown) => void (usage = usageOf(value) ?? usage);
-    const written = send(res, source, { ...writeConfig, demand, ...(onValue === undefined ? {} : { onValue }) });
+    const written = send(res, source, { ...writeConfigOf(wire), demand, ...(onValue === undefined ? {} : { onValue }) });
     void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
       const method = req.method ?? 'POST';

@@ -15,6 +15,8 @@ export interface ResponseWriterConfig {
   heartbeatMs?: number;
   /** Called once with each value before it is written. */
   onValue?: (value: unknown) => void;
+  /** Called each time the format's heartbeat is written (to count keep-alives without looking at every write). */
+  onHeartbeat?: () => void;
   /** Names the writer in the misuse errors of a `json` source (`sendJson`, `toResponse(…, "json")`). */
   name: string;
   /** Called once with the outcome, when the response has ended or the client went away. */
@@ -69,7 +71,7 @@ export function createResponseWriter<T>(
   sink: ResponseSink,
   config: ResponseWriterConfig,
 ): ResponseWriter<T> {
-  const { signal, secrets = [], heartbeatMs = 15_000, onValue, name, onSettle } = config;
+  const { signal, secrets = [], heartbeatMs = 15_000, onValue, onHeartbeat: heartbeatWritten, name, onSettle } = config;
   const started = performance.now();
   const streaming = format.streaming;
   const encode = format.encode;
@@ -104,8 +106,9 @@ export function createResponseWriter<T>(
     if (done) return;
     const silent = performance.now() - sink.lastWrite; // one timer, checked against the sink's latest write
     if (silent < heartbeatMs) return armHeartbeat(heartbeatMs - silent);
-    if (!sink.full) write(heartbeatText ?? '');
-    else armHeartbeat(heartbeatMs);
+    if (sink.full) return armHeartbeat(heartbeatMs);
+    write(heartbeatText ?? '');
+    heartbeatWritten?.();
   };
   const armHeartbeat = (ms: number): void => {
     if (heartbeatText === undefined || done || heartbeat !== undefined) return;

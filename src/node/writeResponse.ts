@@ -25,6 +25,8 @@ export interface WriteResponseConfig {
   heartbeatMs?: number;
   /** Called once with each value before it is written (logging, metrics). */
   onValue?: (value: unknown) => void;
+  /** Called each time the format's heartbeat is written (`: ping`, `: keep-alive`), for a metric. */
+  onHeartbeat?: () => void;
 }
 
 const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: () => void }).flush?.();

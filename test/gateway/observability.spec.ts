@@ -79,6 +79,23 @@ describe('gateway observability', () => {
     expect(text).toMatch(/^chatflux_gateway_heartbeats_total\{?[^}]*\}? [1-9]/m);
   });
 
+  it('counts every heartbeat written, by endpoint: /chat/sse pings and the OpenAI stream keep-alives', async () => {
+    const heartbeatsOf = (text: string, route: string): number => {
+      const line = text.split('\n').find((l) => l.startsWith('chatflux_gateway_heartbeats_total{') && l.includes(`http_route="${route}"`));
+      return line === undefined ? 0 : Number(line.split(' ').at(-1));
+    };
+    const before = await metrics();
+    const sse = await rawRequest(`${gateway.url}/chat/sse`, { body: { ...BODY, model: 'deepseek-chat#queue=150' } });
+    const openai = await rawRequest(`${gateway.url}/v1/chat/completions`, { body: { ...BODY, model: 'deepseek-chat#queue=150', stream: true } });
+    const pings = sse.body.split(': ping\n\n').length - 1;
+    const keepAlives = openai.body.split(': keep-alive\n\n').length - 1;
+    expect(pings).toBeGreaterThan(0);
+    expect(keepAlives).toBeGreaterThan(0);
+    const after = await metrics();
+    expect(heartbeatsOf(after, '/chat/sse') - heartbeatsOf(before, '/chat/sse')).toBe(pings);
+    expect(heartbeatsOf(after, '/v1/chat/completions') - heartbeatsOf(before, '/v1/chat/completions')).toBe(keepAlives);
+  });
+
   it('GET /metrics asks for its own token when CHATFLUX_METRICS_TOKEN is set', async () => {
     expect((await rawRequest(`${gateway.url}/metrics`)).status).toBe(401);
     expect((await rawRequest(`${gateway.url}/metrics`, { headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
