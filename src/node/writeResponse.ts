@@ -42,9 +42,11 @@ const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: 
  * 3. When `res.write()` returns `false`, `demand.pause()`; `'drain'` or `'close'` resume it.
  * 4. `'close'` of the response before its end unsubscribes from the source, which aborts the upstream request.
  * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the socket is full).
- * 6. The frames of one tick of the event loop (a network read of the upstream usually carries several) are written
- *    with one `res.write()` at the end of that tick, then `res.flush()` when present (compression middleware).
- *    The end of the response and an in-band error are written after them, in order.
+ * 6. The first frame (or heartbeat) is written at once, with the headers (the time to the first byte does not wait
+ *    for the rest of its network read); after it, the frames of one tick of the event loop (a network read of the
+ *    upstream usually carries several) are written with one `res.write()` at the end of that tick, then
+ *    `res.flush()` when present (compression middleware). The end of the response and an in-band error are written
+ *    after them, in order.
  * 7. The demand gate's write stall deadline (`createDemandGate({ stallTimeoutMs })`) ends a response whose client
  *    has not drained that long: the source unsubscribed (the upstream aborted), the socket destroyed, a `failed`
  *    outcome with a `RequestError` `client_stalled`.
@@ -69,6 +71,7 @@ export function writeResponse<T>(
     let lastWrite = performance.now(); // of the latest write: set once per tick, in writeQueued
     let queued = ''; // frames of the current tick, written by writeQueued at its end
     let flushScheduled = false;
+    let firstWrite = true;
 
     const resume = (): void => demand?.resume();
     /** Takes (and counts) the frames queued in this tick: the caller writes them before anything else, or drops them. */
@@ -98,6 +101,13 @@ export function writeResponse<T>(
         res.writeHead(200, head);
       },
       write(text) {
+        if (firstWrite) {
+          // The first frame (or heartbeat) goes out at once, with the headers: a network read of the upstream can
+          // carry hundreds of events, and the client's first byte would otherwise wait for all of them.
+          firstWrite = false;
+          queued = text;
+          return writeQueued();
+        }
         queued += text;
         if (!flushScheduled) {
           flushScheduled = true;

@@ -38,6 +38,23 @@ describe('sendSse', () => {
     );
   });
 
+  it('writes the first frame at once, before the rest of its burst; the rest of the burst in one write', async () => {
+    const writes: string[] = [];
+    const frame = (i: number): string => `data: ${JSON.stringify(chunk(i, String(i)))}\n\n`;
+    server = await startServer((_req, res) => {
+      const write = res.write.bind(res) as (text: string) => boolean;
+      res.write = ((text: string) => {
+        writes.push(text);
+        return write(text);
+      }) as typeof res.write;
+      // One synchronous burst (a network read carrying many events), then a value of a later tick.
+      void sendSse(res, concat(of(chunk(0, '0'), chunk(1, '1'), chunk(2, '2')), timer(20).pipe(map(() => chunk(3, '3')))));
+    });
+    const res = await rawRequest(server.url);
+    expect(res.body).toBe(`${frame(0)}${frame(1)}${frame(2)}${frame(3)}data: [DONE]\n\n`);
+    expect(writes).toEqual([frame(0), frame(1) + frame(2)]); // frame 3 goes out with the end
+  });
+
   it('writes a plain string as one data: line of JSON, so a "[DONE]" or a line break of the user cannot end the stream', async () => {
     const url = await serve(() => of('[DONE]', 'hello\nworld', serverSentEvent({ data: 'two\nlines' })));
     const res = await rawRequest(url);
