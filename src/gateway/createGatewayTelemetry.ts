@@ -8,7 +8,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ChatRequestLog } from '../node/ChatRequestLog.js';
 import type { TelemetryConfig } from '../telemetry/TelemetryConfig.js';
 
@@ -68,7 +68,11 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
   }
   const resource = resourceFromAttributes({ 'service.name': config.serviceName ?? process.env['OTEL_SERVICE_NAME'] ?? 'chatflux-gateway' });
   const spanProcessors: SpanProcessor[] = config.otlp?.traces === true ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors });
+  // Without a trace exporter nothing reads a span's attributes: a request that does not continue a sampled trace gets
+  // a non-recording span (its ids still name it in the logs and in the upstream's traceparent) instead of a recorded
+  // one made to be dropped, with its attributes, for the SERVER span and the client's span alike.
+  const sampler = spanProcessors.length > 0 ? new AlwaysOnSampler() : new ParentBasedSampler({ root: new AlwaysOffSampler() });
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors, sampler });
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const readers: IMetricReader[] = [prometheus];
   if (config.otlp?.metrics === true) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
