@@ -43,6 +43,8 @@ export interface LoadRow {
   responses?: number;
   cpuMsPerResponse?: number;
   ttfbMs?: number;
+  /** CPU of this process (autocannon, the load generator) over the measured run, in % of one core. */
+  loadGeneratorCpuPct?: number;
 }
 
 export interface MemoryRow {
@@ -153,11 +155,16 @@ function fetchText(url: string): Promise<{ status: number; body: string }> {
   });
 }
 
-/** Median time from sending the request to the first body byte, over `n` sequential requests. */
-async function timeToFirstByte(url: string, n: number): Promise<number> {
+/**
+ * Median time from sending the request to the first body byte, over `n` sequential requests after `warmup` ones
+ * (not counted). Probed after each target's load run, so every target is equally warm: probed first, on a fresh
+ * process, `/chat/sse` and the two-worker gateway measured their JIT warm-up and `/chat/stream` (probed after
+ * `/chat/sse`'s load run) did not — most of the old gap between the two.
+ */
+async function timeToFirstByte(url: string, n: number, warmup: number): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < warmup + n; i++) {
     times.push(
       await new Promise<number>((resolve, reject) => {
         const start = performance.now();
@@ -174,7 +181,7 @@ async function timeToFirstByte(url: string, n: number): Promise<number> {
     );
   }
   agent.destroy();
-  return median(times);
+  return median(times.slice(warmup));
 }
 
 export function median(values: number[]): number {
@@ -304,6 +311,7 @@ export async function runGatewayBench({
   log,
 }: GatewayConfigRun): Promise<{ load: LoadRow[]; memory: MemoryRow[] }> {
   const seconds = quick ? 2 : 5;
+  const warmupSeconds = quick ? 1 : 2;
   const streams = quick ? 100 : 1000;
   const slowSeconds = quick ? 3 : 20;
   const ttfbN = quick ? 10 : 40;
@@ -334,8 +342,7 @@ export async function runGatewayBench({
         throw new Error(
           `${target.name}: wrong answer (${got.length} chars, want ${expected.length}): ${got.slice(0, 120)}`,
         );
-      const ttfbMs = await timeToFirstByte(url, ttfbN);
-      log(`  ${target.name}: answer ok, TTFB ${ttfbMs.toFixed(2)} ms`);
+      log(`  ${target.name}: answer ok`);
       // Memory before load, so that the baselines are not the heap a load run left behind.
       if (target.role !== 'direct' && target.role !== 'chatflux2' && target.path !== '/chat/stream') {
         const memory: MemoryRow = { target: target.name, status: 'ok' };
@@ -353,12 +360,21 @@ export async function runGatewayBench({
         );
         memoryRows.push(memory);
       }
-      log(`    load ${seconds} s at 50 connections…`);
+      // The same warm-up load for every target before its measured run: the one-worker gateway used to be measured
+      // warm (after its TTFB probes, slow streams and slow reader) and the two-worker one cold (after 40 requests).
+      log(`    warm-up load ${warmupSeconds} s, then load ${seconds} s at 50 connections…`);
+      await load(url, warmupSeconds);
       const before = await proxy.stats();
       const upBefore = await upstream.stats();
+      const clientBefore = process.cpuUsage();
+      const clientStart = performance.now();
       const result = await load(url, seconds);
+      const clientCpu = process.cpuUsage(clientBefore);
+      const clientElapsed = performance.now() - clientStart;
       const after = await proxy.stats();
       const upAfter = await upstream.stats();
+      // TTFB after the load run: every target probed equally warm (see timeToFirstByte).
+      const ttfbMs = await timeToFirstByte(url, ttfbN, ttfbN / 2);
       const responses = upAfter.completed - upBefore.completed;
       const cpu = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
       loadRows.push({
@@ -371,9 +387,10 @@ export async function runGatewayBench({
         responses,
         cpuMsPerResponse: responses > 0 ? cpu / responses : undefined,
         ttfbMs,
+        loadGeneratorCpuPct: ((clientCpu.user + clientCpu.system) / 1000 / clientElapsed) * 100,
       });
       log(
-        `    ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, CPU ${(cpu / Math.max(responses, 1)).toFixed(2)} ms/response`,
+        `    ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, CPU ${(cpu / Math.max(responses, 1)).toFixed(2)} ms/response, TTFB ${ttfbMs.toFixed(2)} ms, load generator ${loadRows.at(-1)!.loadGeneratorCpuPct!.toFixed(0)}% of a core`,
       );
     }
     for (const proc of procs.values()) if (typeof proc !== 'string' && proc !== upstream) await proc.close();

@@ -207,14 +207,15 @@ function gatewayTables(gateway: { load: LoadRow[]; memory: MemoryRow[] }, quick:
       'TTFB ms (median)',
       'TTFB added ms',
       'TTFB over raw pipe ms',
+      'load generator CPU %',
     ]),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
   const direct = gateway.load.find((r) => r.target.startsWith('direct'));
   const raw = gateway.load.find((r) => r.target.startsWith('raw pipe'));
   for (const r of gateway.load) {
     if (r.status !== 'ok') {
-      out.push(row([r.target, r.status, '', '', '', '', '', '', '', '']));
+      out.push(row([r.target, r.status, '', '', '', '', '', '', '', '', '']));
       continue;
     }
     out.push(
@@ -229,6 +230,7 @@ function gatewayTables(gateway: { load: LoadRow[]; memory: MemoryRow[] }, quick:
         f(r.ttfbMs, 2),
         r.target.startsWith('direct') ? '' : f(r.ttfbMs! - (direct?.ttfbMs ?? NaN), 2),
         r.target.startsWith('chatflux') ? f(r.ttfbMs! - (raw?.ttfbMs ?? NaN), 2) : '',
+        f(r.loadGeneratorCpuPct, 0),
       ]),
     );
   }
@@ -362,7 +364,9 @@ export function renderResults(input: ResultsInput): string {
         'Proxy CPU = `process.cpuUsage()` of the proxy process over the load run ÷ responses the upstream completed. ' +
         "The floor proxy = undici request, TextDecoder, split on blank lines, JSON.parse, write the spec's SSE frames, pause on backpressure. " +
         'The chatflux gateway is `startGateway` (Express + chatRouter) with request logging off. ' +
-        'Each answer is checked through each target before its load run.',
+        'Each answer is checked through each target before its load run. Every target gets the same warm-up: a 2 s (1 s with ' +
+        '--quick) load run before its measured one; its TTFB is probed after the load run (20 (5) requests, then the 40 (10) measured). ' +
+        '"Load generator CPU %" is the CPU of the client process (autocannon) over the measured run, in % of one core.',
       '',
       ...gatewayTables(input.gateway, input.quick, targets),
       '',
