@@ -1,5 +1,4 @@
 import { StreamProtocolError } from '../core/errors.js';
-import { createWholeUtf8Decoder } from './createWholeUtf8Decoder.js';
 
 /** A streaming UTF-8 decoder whose output does not depend on how the bytes were split, errors included. */
 export interface Utf8Decoder {
@@ -28,9 +27,6 @@ export function createUtf8Decoder(mode: 'error' | 'replace'): Utf8Decoder {
   const tail = new Uint8Array(3);
   let tailLength = 0;
   let failure: StreamProtocolError | undefined;
-  // The fast path (Node): a whole, valid chunk while the TextDecoder holds no bytes of an unfinished character.
-  const whole = createWholeUtf8Decoder();
-  let holding = false; // the TextDecoder holds the first bytes of a character cut off at the end of the last chunk
 
   const fail = (cause: unknown): void => {
     failure = new StreamProtocolError('sse_invalid_utf8', 'the SSE stream is not valid UTF-8', { cause });
@@ -39,13 +35,6 @@ export function createUtf8Decoder(mode: 'error' | 'replace'): Utf8Decoder {
   return {
     decode(bytes) {
       if (failure !== undefined) return '';
-      if (whole !== undefined && !holding) {
-        const text = whole(bytes);
-        if (text !== undefined) {
-          tailLength = 0; // the TextDecoder holds nothing: nothing to redo on a later error
-          return text;
-        }
-      }
       let text: string;
       try {
         text = decoder.decode(bytes, STREAM);
@@ -74,12 +63,10 @@ export function createUtf8Decoder(mode: 'error' | 'replace'): Utf8Decoder {
           } else tail[tailLength++] = bytes[i] as number;
         }
       }
-      holding = heldBytes(tail, tailLength).length > 0;
       return text;
     },
     end() {
       tailLength = 0;
-      holding = false;
       if (failure !== undefined) return '';
       try {
         return decoder.decode();
