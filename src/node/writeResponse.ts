@@ -74,21 +74,26 @@ export function writeResponse<T>(
     let firstWrite = true;
 
     const resume = (): void => demand?.resume();
-    /** Takes (and counts) the frames queued in this tick: the caller writes them before anything else, or drops them. */
-    const takeQueued = (): string => {
-      const text = queued;
-      if (text === '') return text;
-      queued = '';
-      bytes += Buffer.byteLength(text);
-      return text;
+    /**
+     * The text as UTF-8, counted: encoded once here and written as bytes. (Counting with `Buffer.byteLength` and
+     * writing the string encoded it twice; for text with non-Latin-1 characters each pass walks every character.)
+     */
+    const encodeCounted = (text: string): Buffer => {
+      const encoded = Buffer.from(text, 'utf8');
+      bytes += encoded.length;
+      return encoded;
     };
     const writeQueued = (): void => {
       flushScheduled = false;
       if (queued === '') return;
       lastWrite = performance.now();
-      const text = takeQueued();
-      if (res.destroyed || res.writableEnded) return;
-      if (!res.write(text) && demand !== undefined && demand.isOpen) {
+      const text = queued;
+      queued = '';
+      if (res.destroyed || res.writableEnded) {
+        bytes += Buffer.byteLength(text); // dropped, but counted
+        return;
+      }
+      if (!res.write(encodeCounted(text)) && demand !== undefined && demand.isOpen) {
         demand.pause();
         res.once('drain', resume);
       }
@@ -115,8 +120,9 @@ export function writeResponse<T>(
         }
       },
       end(text) {
-        bytes += Buffer.byteLength(text);
-        res.end(takeQueued() + text);
+        const last = queued + text; // the frames of this tick, then the end
+        queued = '';
+        res.end(encodeCounted(last));
       },
       respond(status, headers, text) {
         const length = Buffer.byteLength(text);
@@ -124,7 +130,9 @@ export function writeResponse<T>(
         res.writeHead(status, { ...headers, 'Content-Length': length }).end(text);
       },
       release() {
-        takeQueued(); // written already by end(); else the client is gone and the frames are dropped (but counted)
+        // Written already by end(); else the client is gone and the frames are dropped (but counted).
+        if (queued !== '') bytes += Buffer.byteLength(queued);
+        queued = '';
         res.off('close', onClose);
         res.off('drain', resume);
         resume();

@@ -42,10 +42,10 @@ describe('sendSse', () => {
     const writes: string[] = [];
     const frame = (i: number): string => `data: ${JSON.stringify(chunk(i, String(i)))}\n\n`;
     server = await startServer((_req, res) => {
-      const write = res.write.bind(res) as (text: string) => boolean;
-      res.write = ((text: string) => {
-        writes.push(text);
-        return write(text);
+      const write = res.write.bind(res) as (chunk: string | Buffer) => boolean;
+      res.write = ((chunk: string | Buffer) => {
+        writes.push(chunk.toString());
+        return write(chunk);
       }) as typeof res.write;
       // One synchronous burst (a network read carrying many events), then a value of a later tick.
       void sendSse(res, concat(of(chunk(0, '0'), chunk(1, '1'), chunk(2, '2')), timer(20).pipe(map(() => chunk(3, '3')))));
@@ -53,6 +53,20 @@ describe('sendSse', () => {
     const res = await rawRequest(server.url);
     expect(res.body).toBe(`${frame(0)}${frame(1)}${frame(2)}${frame(3)}data: [DONE]\n\n`);
     expect(writes).toEqual([frame(0), frame(1) + frame(2)]); // frame 3 goes out with the end
+  });
+
+  it("counts the outcome's bytes as the UTF-8 bytes written (CJK, emoji, a lone surrogate), over bursts and the end", async () => {
+    const outcomes: WriteOutcome[] = [];
+    const texts = ['你好', '世界 🙂', 'a\uD800b', 'plain'];
+    const url = await serve(
+      () => concat(of(chunk(0, texts[0]!), chunk(1, texts[1]!)), timer(20).pipe(map(() => chunk(2, texts[2]!))), of(chunk(3, texts[3]!, true))),
+      undefined,
+      (o) => outcomes.push(o),
+    );
+    const res = await rawRequest(url);
+    const expected = `${[0, 1, 2, 3].map((i) => `data: ${JSON.stringify(chunk(i, texts[i]!, i === 3))}\n\n`).join('')}data: [DONE]\n\n`;
+    expect(res.body).toBe(expected);
+    expect(outcomes).toEqual([expect.objectContaining({ result: 'completed', values: 4, bytes: Buffer.byteLength(expected) })]);
   });
 
   it('writes a plain string as one data: line of JSON, so a "[DONE]" or a line break of the user cannot end the stream', async () => {
