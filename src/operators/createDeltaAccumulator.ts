@@ -23,10 +23,38 @@ export interface DeltaAccumulator {
 
 type Json = Record<string, unknown>;
 
-const CHUNK_KEYS = new Set(['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', 'usage']);
-const CHOICE_KEYS = new Set(['index', 'delta', 'finish_reason', 'logprobs']);
+// The keys each level reads itself (everything else is kept as a latest-wins extra). A `switch` on the (internalised)
+// key is about three times faster than `Set#has` in the `for…in` of every chunk.
+const CHUNK_KEYS = (key: string): boolean => {
+  switch (key) {
+    case 'id':
+    case 'object':
+    case 'created':
+    case 'model':
+    case 'system_fingerprint':
+    case 'choices':
+    case 'usage':
+      return true;
+    default:
+      return false;
+  }
+};
+const CHOICE_KEYS = (key: string): boolean =>
+  key === 'index' || key === 'delta' || key === 'finish_reason' || key === 'logprobs';
 // `reasoning` is read into `reasoning_content` (deltaReasoning): it is not kept as a latest-wins extra.
-const DELTA_KEYS = new Set(['role', 'content', 'reasoning_content', 'reasoning', 'refusal', 'tool_calls']);
+const DELTA_KEYS = (key: string): boolean => {
+  switch (key) {
+    case 'role':
+    case 'content':
+    case 'reasoning_content':
+    case 'reasoning':
+    case 'refusal':
+    case 'tool_calls':
+      return true;
+    default:
+      return false;
+  }
+};
 const EMPTY_CHOICES: readonly CompletionChoice[] = Object.freeze([]);
 
 interface ChoiceState {
@@ -71,6 +99,8 @@ export function createDeltaAccumulator(): DeltaAccumulator {
   let extras: Json | undefined;
 
   const stateOf = (index: number): ChoiceState => {
+    const only = ordered.length === 1 ? ordered[0]! : undefined; // one choice (n = 1): no map lookup
+    if (only !== undefined && only.index === index) return only;
     let state = states.get(index);
     if (state !== undefined) return state;
     state = {
@@ -193,15 +223,26 @@ export function createDeltaAccumulator(): DeltaAccumulator {
       // Latest usage wins, never summed: Moonshot repeats the choice's usage in a final `choices: []` chunk.
       const latestUsage = chunkUsage(chunk) ?? choiceUsage;
       if (latestUsage !== undefined) usage = frozenCopy(latestUsage);
-      if (rebuilt) choices = Object.freeze(ordered.map((state) => state.snapshot!));
-      const snapshot: Json = {
-        id: identity.id ?? '',
-        object: 'chat.completion',
-        created: identity.created ?? 0,
-        model: identity.model ?? '',
-      };
-      if (identity.fingerprint !== undefined) snapshot.system_fingerprint = identity.fingerprint;
-      snapshot.choices = choices;
+      if (rebuilt)
+        choices = Object.freeze(ordered.length === 1 ? [ordered[0]!.snapshot!] : ordered.map((state) => state.snapshot!));
+      // One literal per shape (no fingerprint: the common case), so V8 builds it without map transitions.
+      const snapshot: Json =
+        identity.fingerprint === undefined
+          ? {
+              id: identity.id ?? '',
+              object: 'chat.completion',
+              created: identity.created ?? 0,
+              model: identity.model ?? '',
+              choices,
+            }
+          : {
+              id: identity.id ?? '',
+              object: 'chat.completion',
+              created: identity.created ?? 0,
+              model: identity.model ?? '',
+              system_fingerprint: identity.fingerprint,
+              choices,
+            };
       if (usage !== undefined) snapshot.usage = usage;
       if (extras !== undefined) for (const key of Object.keys(extras)) snapshot[key] = extras[key];
       return Object.freeze(snapshot) as ChatCompletion;

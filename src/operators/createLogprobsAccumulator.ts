@@ -12,7 +12,7 @@ export interface LogprobsAccumulator {
   view(): unknown;
 }
 
-const KNOWN = new Set(['content', 'refusal']);
+const KNOWN = (key: string): boolean => key === 'content' || key === 'refusal';
 
 /** Creates a {@link LogprobsAccumulator}. */
 export function createLogprobsAccumulator(): LogprobsAccumulator {

@@ -4,6 +4,7 @@ import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
 import { createEventCostCounter } from './createEventCostCounter.js';
 import { createUtf8Decoder, type Utf8Decoder } from './createUtf8Decoder.js';
+import { takeDataEvents } from './takeDataEvents.js';
 import type { SseEvent } from '../core/types.js';
 
 /** Options of {@link parseSse}. */
@@ -101,6 +102,11 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
       let utf8: Utf8Decoder | undefined;
       let bytesPending = false; // the last chunk was bytes: the decoder may hold part of a character
       const cost = maxEventSize === Infinity ? undefined : createEventCostCounter(FREE_LINES, LINE_COST);
+      // The fast path (takeDataEvents) runs while the general parser holds nothing: at the start, and again after a
+      // text it was fed ended with a blank line (LF LF). `pending` is the start of a one-line data event whose end
+      // has not come yet.
+      let fast = true;
+      let pending = '';
 
       const tooLarge = (): StreamProtocolError =>
         new StreamProtocolError(
@@ -135,6 +141,47 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
       // spend its first-chunk check on '' and strip U+FEFF below.
       parser.feed('');
 
+      const takeData = (data: string): boolean => {
+        if (data.length > maxEventSize) {
+          failure = tooLarge();
+          return false;
+        }
+        const event: SseEvent = { data };
+        if (lastEventId !== undefined) event.id = lastEventId;
+        subscriber.next(event);
+        return !subscriber.closed;
+      };
+
+      /** The fast path: returns what the general parser must take from here on, or `undefined` if nothing. */
+      const takeFast = (text: string): string | undefined => {
+        if (
+          pending.length >= 6 &&
+          pending.charCodeAt(pending.length - 1) !== LF &&
+          text.indexOf('\n') === -1 &&
+          text.indexOf('\r') === -1
+        ) {
+          pending += text; // the data line goes on: no scan (an event arriving in many small texts stays linear)
+        } else {
+          if (pending !== '') {
+            text = pending + text;
+            pending = '';
+          }
+          if (text.indexOf('\r') !== -1) {
+            fast = false;
+            return text;
+          }
+          const at = takeDataEvents(text, takeData);
+          if (at === text.length || failure !== undefined || subscriber.closed) return undefined;
+          if (at >= 0) {
+            fast = false;
+            return at === 0 ? text : text.slice(at);
+          }
+          pending = at === -1 ? text : text.slice(-at - 1);
+        }
+        if (pending.length > maxEventSize) failure = tooLarge();
+        return undefined;
+      };
+
       const feedText = (text: string): void => {
         if (text.length === 0) return;
         if (!started) {
@@ -151,6 +198,12 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
             if (text.length === 0) return;
           }
         }
+        if (fast) {
+          const rest = takeFast(text);
+          if (failure !== undefined) throw failure;
+          if (rest === undefined) return;
+          text = rest;
+        }
         parser.feed(text);
         // The parser bounds the event's characters; the counter its lines too (each joined line costs memory).
         if (failure === undefined && cost !== undefined && cost.push(text) > maxEventSize) failure = tooLarge();
@@ -161,7 +214,7 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
         if (text.charCodeAt(text.length - 1) === CR) {
           parser.feed('\n');
           skipLf = true;
-        }
+        } else if (text.charCodeAt(text.length - 1) === LF && text.charCodeAt(text.length - 2) === LF) fast = true;
         if (failure !== undefined) throw failure;
       };
 

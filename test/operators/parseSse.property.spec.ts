@@ -224,3 +224,63 @@ describe('parseSse properties with invalid UTF-8', () => {
     );
   });
 });
+
+describe('parseSse properties: provider-shaped streams (the one-line data fast path)', () => {
+  // Mostly `data: …` + blank line, as providers send, with the blocks that leave the fast path mixed in: several
+  // lines, comments, `event`/`id`, `data:` without the space, CR or CRLF endings, a lone LF.
+  const simple = value.map((v) => `data: ${v}\n\n`);
+  const other = fc.oneof(
+    value.map((v) => `: ${v}\n\n`),
+    fc.tuple(value, value).map(([a, b]) => `data: ${a}\ndata: ${b}\n\n`),
+    value.map((v) => `event: x\ndata: ${v}\n\n`),
+    value.map((v) => `id: ${v.replace(/\0/g, '')}\ndata: ${v}\n\n`),
+    value.map((v) => `data:${v}\n\n`),
+    fc.tuple(value, fc.constantFrom('\r\r', '\r\n\r\n', '\n\r\n', '\r\n\n')).map(([v, end]) => `data: ${v}${end}`),
+    fc.constant('\n'),
+  );
+  const providerStream = fc
+    .tuple(
+      fc.array(fc.oneof({ weight: 6, arbitrary: simple }, { weight: 1, arbitrary: other }), { maxLength: 12 }),
+      fc.constantFrom('', 'data: tail', 'data: tail\n', 'da', 'data: x\r'),
+    )
+    .map(([blocks, tail]) => blocks.join('') + tail);
+  // Small pieces too (one character, a lone CR), so pending data lines are carried over many texts.
+  const pieces = (length: number) =>
+    fc.array(fc.nat({ max: length }), { maxLength: 30 }).map((points) => [...new Set(points)].sort((a, b) => a - b));
+
+  it('every split of the text gives the events of the WHATWG reference', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        providerStream.chain((text) => fc.tuple(fc.constant(text), pieces(text.length))),
+        async ([text, points]) => {
+          expect(await run(split(text, points))).toEqual(whatwgSse(text));
+        },
+      ),
+      { numRuns: 600 },
+    );
+  });
+
+  it('every split of the bytes gives the events of the WHATWG reference', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        providerStream.chain((text) => {
+          const bytes = new TextEncoder().encode(text);
+          return fc.tuple(fc.constant(text), fc.constant(bytes), pieces(bytes.length));
+        }),
+        async ([text, bytes, points]) => {
+          expect(await run(split(bytes, points))).toEqual(whatwgSse(text));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a text of single characters (each CR alone) gives the events of the WHATWG reference', async () => {
+    await fc.assert(
+      fc.asyncProperty(providerStream, async (text) => {
+        expect(await run([...text])).toEqual(whatwgSse(text));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
