@@ -15,8 +15,18 @@ export interface ParseResults {
   ratioReps?: number;
 }
 
+/** One full run's targets, with its conditions (for the table over several runs). */
+export interface RunSummary {
+  targets: Target[];
+  loadBefore: number[];
+  loadAfter: number[];
+  seconds: number;
+}
+
 export interface ResultsInput {
   quick: boolean;
+  /** The runs before this one, with `--runs=N` (their targets are tabled beside this run's). */
+  earlierRuns?: RunSummary[];
   parse?: ParseResults;
   gateway?: { load: LoadRow[]; memory: MemoryRow[] };
   loadBefore: number[];
@@ -46,7 +56,7 @@ function ms(report: ChildReport | undefined): number | undefined {
     : undefined;
 }
 
-interface Target {
+export interface Target {
   text: string;
   met: boolean | undefined;
   detail: string;
@@ -315,7 +325,12 @@ function gatewayTables(gateway: { load: LoadRow[]; memory: MemoryRow[] }, quick:
   return out;
 }
 
-export function renderResults(input: ResultsInput): string {
+/** The measured value of a target's detail, without its explanation: `1.51×`, `597.9 ms`, `0.0 MB`. */
+const shortDetail = (detail: string): string => detail.split(/ \(| vs | over |, ×/)[0] ?? detail;
+const verdict = (t: Target): string => (t.met === undefined ? 'not measured' : t.met ? 'met' : '**missed**');
+
+/** Renders RESULTS.md; also returns this run's targets (for `--runs=N`). */
+export function renderResults(input: ResultsInput): { markdown: string; targets: Target[] } {
   const cpu = cpus();
   const targets: Target[] = [];
   const lines: string[] = [
@@ -369,8 +384,30 @@ export function renderResults(input: ResultsInput): string {
     );
   }
   lines.push('## Targets', '', row(['target', 'result', 'measured']), row(['---', '---', '---']));
-  for (const t of targets)
-    lines.push(row([t.text, t.met === undefined ? 'not measured' : t.met ? 'met' : '**missed**', t.detail]));
+  for (const t of targets) lines.push(row([t.text, verdict(t), t.detail]));
   lines.push('');
-  return lines.join('\n');
+  const earlier = input.earlierRuns ?? [];
+  if (earlier.length > 0) {
+    const runs = [...earlier, { targets, loadBefore: input.loadBefore, loadAfter: input.loadAfter, seconds: input.seconds }];
+    lines.push(
+      `## Targets in each of the ${runs.length} runs`,
+      '',
+      `\`npm run bench -- --runs=${runs.length}\`: ${runs.length} full runs back to back in one invocation; the tables above are the last run's. ` +
+        'Load average (1 min) before each run: ' +
+        runs.map((r, i) => `run ${i + 1}: ${r.loadBefore[0]?.toFixed(2) ?? '?'} (${r.seconds.toFixed(0)} s)`).join(', ') +
+        '.',
+      '',
+      row(['target', ...runs.map((_, i) => `run ${i + 1}`), 'met in every run']),
+      row(['---', ...runs.map(() => '---'), '---']),
+    );
+    for (const t of targets) {
+      const cells = runs.map((r) => r.targets.find((x) => x.text === t.text));
+      const all = cells.every((c) => c?.met === true);
+      lines.push(
+        row([t.text, ...cells.map((c) => (c === undefined ? '—' : `${shortDetail(c.detail)} (${verdict(c)})`)), all ? 'yes' : '**no**']),
+      );
+    }
+    lines.push('');
+  }
+  return { markdown: lines.join('\n'), targets };
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench` — chatflux against the floor and its peers, on the same bytes, then the gateway under load.
  * Writes bench/RESULTS.md. `--quick`: everything at small sizes (a CI smoke test, under a minute).
- * `--only=parse` / `--only=gateway`: one section.
+ * `--only=parse` / `--only=gateway`: one section. `--runs=N`: N full runs back to back; RESULTS.md (rewritten after each)
+ * shows the last run's tables and every run's targets side by side.
  */
 import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -10,12 +11,14 @@ import type { ChildReport, ChildTask } from './child.js';
 import { CONTESTANT_NAMES, TOOL_ONLY } from './contestants.js';
 import { buildChatflux } from './lib/buildChatflux.js';
 import { runGatewayBench, type LoadRow, type MemoryRow } from './gatewayLoad.js';
-import { renderResults, type ParseResults } from './report.js';
+import { renderResults, type ParseResults, type RunSummary } from './report.js';
 import { workloadSpecs } from './workloads.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice('--runs='.length) ?? '1');
+if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${String(runs)}`);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 function runChild(task: ChildTask): Promise<ChildReport[]> {
@@ -105,10 +108,24 @@ async function parseSection(): Promise<ParseResults> {
 }
 
 async function main(): Promise<void> {
-  const started = Date.now();
   if (process.env['BENCH_CHATFLUX'] !== 'source') {
     log(`compiled ${buildChatflux()} files of src/ to bench/.tmp/dist (chatflux is measured as built JavaScript)`);
   }
+  const earlierRuns: RunSummary[] = [];
+  for (let run = 1; run <= runs; run++) {
+    if (runs > 1) log(`run ${run} of ${runs}`);
+    const failed = await oneRun(earlierRuns);
+    if (failed) {
+      log('FAILED: a contestant produced a wrong answer or crashed (see above)');
+      process.exitCode = 1;
+      return;
+    }
+  }
+}
+
+/** One full run: measures, rewrites RESULTS.md, adds its targets to `earlierRuns`; true if a contestant failed. */
+async function oneRun(earlierRuns: RunSummary[]): Promise<boolean> {
+  const started = Date.now();
   const loadBefore = (await import('node:os')).loadavg();
   const parse = only === 'gateway' ? undefined : await parseSection();
   let gateway: { load: LoadRow[]; memory: MemoryRow[] } | undefined;
@@ -116,21 +133,22 @@ async function main(): Promise<void> {
     log('gateway load');
     gateway = await runGatewayBench({ quick, log });
   }
-  const markdown = renderResults({
+  const loadAfter = (await import('node:os')).loadavg();
+  const seconds = (Date.now() - started) / 1000;
+  const { markdown, targets } = renderResults({
     quick,
     parse,
     gateway,
     loadBefore,
-    loadAfter: (await import('node:os')).loadavg(),
-    seconds: (Date.now() - started) / 1000,
+    loadAfter,
+    seconds,
+    earlierRuns: [...earlierRuns],
   });
+  earlierRuns.push({ targets, loadBefore, loadAfter, seconds });
   const file = join(__dirname, 'RESULTS.md');
   writeFileSync(file, markdown);
-  log(`wrote ${file} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  if (parse?.reports.some((r) => r.status === 'failed')) {
-    log('FAILED: a contestant produced a wrong answer or crashed (see above)');
-    process.exitCode = 1;
-  }
+  log(`wrote ${file} in ${seconds.toFixed(0)} s`);
+  return parse?.reports.some((r) => r.status === 'failed') === true;
 }
 
 main().catch((error: unknown) => {

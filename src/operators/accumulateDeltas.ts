@@ -1,4 +1,5 @@
-import { defer, map, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { createAnswerSizeLimit } from './createAnswerSizeLimit.js';
 import { createDeltaAccumulator } from './createDeltaAccumulator.js';
 import { DEFAULT_MAX_ANSWER_CHARS } from './defaultMaxAnswerChars.js';
@@ -68,13 +69,13 @@ export function accumulateDeltas(config: AccumulateDeltasConfig = {}): OperatorF
   const maxAnswerChars = config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
   createAnswerSizeLimit(maxAnswerChars, 'accumulateDeltas'); // a wrong cap is a ConfigError now
   return (source) =>
-    defer(() => {
+    new Observable<ChatCompletion>((subscriber) => {
       const accumulator = createDeltaAccumulator();
       const limit = createAnswerSizeLimit(maxAnswerChars, 'accumulateDeltas');
-      return source.pipe(
-        map((chunk) => {
+      source.subscribe(
+        createOperatorSubscriber<ChatCompletionChunk>(subscriber, (chunk) => {
           limit?.push(chunk);
-          return accumulator.push(chunk);
+          subscriber.next(accumulator.push(chunk));
         }),
       );
     });

@@ -1,4 +1,5 @@
-import { concatWith, defer, filter, map, mergeMap, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction } from 'rxjs';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { ConfigError } from '../core/errors.js';
 import { createToolCallAssembler } from './createToolCallAssembler.js';
 import type { ChatCompletionChunk } from '../core/schemas/upstream.js';
@@ -61,13 +62,18 @@ export function assembleToolCalls(
         );
   }
   return (source) =>
-    defer(() => {
+    new Observable<AssembledToolCall>((subscriber) => {
       const assembler = createToolCallAssembler(config);
-      return source.pipe(
-        map((chunk) => assembler.push(chunk)),
-        filter((calls) => calls.length > 0),
-        mergeMap((calls) => calls),
-        concatWith(defer(() => assembler.flush())),
+      const emit = (calls: readonly AssembledToolCall[]): void => {
+        for (let i = 0; i < calls.length && !subscriber.closed; i++) subscriber.next(calls[i]!);
+      };
+      // One hop per chunk (push, and the calls it completed, if any); the pending calls at the end, then complete.
+      source.subscribe(
+        createOperatorSubscriber<ChatCompletionChunk>(
+          subscriber,
+          (chunk) => emit(assembler.push(chunk)),
+          () => emit(assembler.flush()),
+        ),
       );
     });
 }

@@ -78,34 +78,44 @@ export function createToolCallTracker(): ToolCallTracker {
     return call;
   };
 
+  // What locate found besides the call (no object per fragment: this runs for every tool-call fragment).
+  let started = false;
+  let idChanged = false;
+
   const locate = (
     state: ChoiceCalls,
     choiceIndex: number,
     fragment: ToolCallDelta,
     position: number,
     count: number,
-  ) => {
+  ): TrackedToolCall => {
+    started = false;
+    idChanged = false;
     const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
     const index = typeof fragment.index === 'number' ? fragment.index : count > 1 ? position : undefined;
     if (id !== undefined) {
       const known = state.byId.get(id);
-      if (known !== undefined) return { call: known, started: false };
+      if (known !== undefined) return known;
       const atIndex = index === undefined ? undefined : state.byIndex.get(index);
       if (atIndex !== undefined && atIndex.id === undefined) {
         atIndex.id = id;
         state.byId.set(id, atIndex);
-        return { call: atIndex, started: false, idChanged: true };
+        idChanged = true;
+        return atIndex;
       }
-      return { call: start(state, choiceIndex, id, index), started: true };
+      started = true;
+      return start(state, choiceIndex, id, index);
     }
     if (index !== undefined) {
       const known = state.byIndex.get(index);
-      if (known !== undefined) return { call: known, started: false };
-      return { call: start(state, choiceIndex, undefined, index), started: true };
+      if (known !== undefined) return known;
+      started = true;
+      return start(state, choiceIndex, undefined, index);
     }
     const latest = state.calls[state.calls.length - 1];
-    if (latest !== undefined) return { call: latest, started: false };
-    return { call: start(state, choiceIndex, undefined, undefined), started: true };
+    if (latest !== undefined) return latest;
+    started = true;
+    return start(state, choiceIndex, undefined, undefined);
   };
 
   return {
@@ -115,9 +125,8 @@ export function createToolCallTracker(): ToolCallTracker {
         state = { calls: [], byId: new Map(), byIndex: new Map() };
         choices.set(choiceIndex, state);
       }
-      const found = locate(state, choiceIndex, fragment, position, count);
-      const { call } = found;
-      let changed = found.started || found.idChanged === true;
+      const call = locate(state, choiceIndex, fragment, position, count);
+      let changed = started || idChanged;
       if (typeof fragment.type === 'string' && fragment.type !== '' && fragment.type !== call.type) {
         call.type = fragment.type;
         changed = true;
@@ -134,7 +143,7 @@ export function createToolCallTracker(): ToolCallTracker {
           changed = true;
         }
       }
-      return { call, started: found.started, changed };
+      return { call, started, changed };
     },
   };
 }

@@ -154,30 +154,47 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
 
       /** The fast path: returns what the general parser must take from here on, or `undefined` if nothing. */
       const takeFast = (text: string): string | undefined => {
-        if (
-          pending.length >= 6 &&
-          pending.charCodeAt(pending.length - 1) !== LF &&
-          text.indexOf('\n') === -1 &&
-          text.indexOf('\r') === -1
-        ) {
-          pending += text; // the data line goes on: no scan (an event arriving in many small texts stays linear)
-        } else {
-          if (pending !== '') {
-            text = pending + text;
-            pending = '';
-          }
-          if (text.indexOf('\r') !== -1) {
-            fast = false;
-            return text;
-          }
-          const at = takeDataEvents(text, takeData);
-          if (at === text.length || failure !== undefined || subscriber.closed) return undefined;
-          if (at >= 0) {
-            fast = false;
-            return at === 0 ? text : text.slice(at);
-          }
-          pending = at === -1 ? text : text.slice(-at - 1);
+        if (text.indexOf('\r') !== -1) {
+          fast = false; // CR line ends: the general parser's job, from the pending event on
+          text = pending + text;
+          pending = '';
+          return text;
         }
+        let from = 0;
+        if (pending.length >= 6) {
+          // The pending event goes on in this text, which is not copied onto it (a large text stays uncopied, and an
+          // event arriving in many small texts stays linear).
+          const lf = pending.charCodeAt(pending.length - 1) === LF ? -1 : text.indexOf('\n');
+          if (lf === -1 && pending.charCodeAt(pending.length - 1) !== LF) pending += text; // the line goes on
+          else if (lf === text.length - 1) pending += text; // the line ends here; its blank line is to come
+          else {
+            const end = lf === -1 ? 0 : lf + 1; // where the blank line must be
+            if (text.charCodeAt(end) !== LF) {
+              fast = false; // a second line
+              text = pending + text;
+              pending = '';
+              return text;
+            }
+            const data = lf === -1 ? pending.slice(6, -1) : pending.slice(6) + text.slice(0, lf);
+            pending = '';
+            from = end + 1;
+            if (!takeData(data)) return undefined;
+          }
+          if (pending !== '') {
+            if (pending.length > maxEventSize) failure = tooLarge();
+            return undefined;
+          }
+        } else if (pending !== '') {
+          text = pending + text; // a few characters of `data: `
+          pending = '';
+        }
+        const at = takeDataEvents(text, from, takeData);
+        if (at === text.length || failure !== undefined || subscriber.closed) return undefined;
+        if (at >= 0) {
+          fast = false;
+          return at === 0 ? text : text.slice(at);
+        }
+        pending = at === -1 ? text : text.slice(-at - 1);
         if (pending.length > maxEventSize) failure = tooLarge();
         return undefined;
       };

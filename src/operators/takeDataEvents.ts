@@ -10,16 +10,17 @@ const PREFIX = 'data: ';
  * needs looking at; any other block (several lines, comments, `event`, `id`, `data:` without the space) is left to the
  * general parser.
  *
- * @param text - Decoded text starting at an event boundary, without CR.
+ * @param text - Decoded text without CR, at an event boundary at `from`.
+ * @param from - Where to start.
  * @param onData - Receives each event's data; `false` stops the scan.
  * @returns `text.length` when every character was taken; else the index `at` where the taken events end, as `at`
  *   when the rest is for the general parser, or as `-(at + 1)` when the rest is the start of a one-line data event
  *   still waiting for its end (keep it and put it before the next text). A stop by `onData` returns the index after
  *   the stopping event.
  */
-export function takeDataEvents(text: string, onData: (data: string) => boolean): number {
+export function takeDataEvents(text: string, from: number, onData: (data: string) => boolean): number {
   const length = text.length;
-  let at = 0;
+  let at = from;
   while (at < length) {
     if (!text.startsWith(PREFIX, at)) return length - at < PREFIX.length && PREFIX.startsWith(text.slice(at)) ? -(at + 1) : at;
     const end = text.indexOf('\n', at + PREFIX.length);
