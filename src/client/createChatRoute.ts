@@ -1,29 +1,21 @@
-import { defer, finalize, map, type Observable } from 'rxjs';
+import { defer, map, type Observable } from 'rxjs';
 import { addUsage } from '../core/addUsage.js';
-import { CapacityError, ConfigError, isAbortedError } from '../core/errors.js';
-import { DEFAULT_RETRY_POLICY } from '../core/retryPolicy.js';
-import type {
-  ChatCompletionChunk,
-  ChatCompletionRequest,
-  LlmClientOutput,
-  LlmClientOutputChunk,
-  RouteAttempt,
-  Usage,
-} from '../core/schemas/index.js';
+import { ConfigError } from '../core/errors.js';
+import type { ChatCompletionChunk, LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../core/schemas/index.js';
 import { serverSentEvent } from '../core/serverSentEvent.js';
 import { chunkTimeouts } from '../operators/chunkTimeouts.js';
-import { continueAfterCut, type ContinuationRequest } from '../operators/continueAfterCut.js';
 import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js';
-import { failover, type FailoverAttempt, type FailoverTarget } from '../operators/failover.js';
-import type { RetryOnTransientConfig } from '../operators/retryOnTransient.js';
 import { toOutput } from '../operators/toOutput.js';
 import { toOutputChunks } from '../operators/toOutputChunks.js';
-import { createChatClient, type ChatCallOptions, type ChatClient, type ChatClientConfig, type ChatClientRequest } from './createChatClient.js';
-import { createCircuitBreaker, type CircuitBreaker, type CircuitBreakerConfig, type CircuitState } from './createCircuitBreaker.js';
-import { describeRouteError } from './describeRouteError.js';
-import { isTargetFault } from './isTargetFault.js';
-import { nextRouteTarget } from './nextRouteTarget.js';
-import { withPrefill, type PrefillDialect } from './withPrefill.js';
+import type { ChatCallOptions, ChatClient, ChatClientConfig, ChatClientRequest } from './createChatClient.js';
+import type { CircuitBreakerConfig, CircuitState } from './createCircuitBreaker.js';
+import { newRouteCall } from './newRouteCall.js';
+import { resolveRouteTargets } from './resolveRouteTargets.js';
+import { routeAccounting } from './routeAccounting.js';
+import type { RouteCall } from './RouteCall.js';
+import type { RouteContext } from './RouteContext.js';
+import { spliceRoute } from './spliceRoute.js';
+import type { PrefillDialect } from './withPrefill.js';
 
 /** One target of a route: a client configuration (another key, model or provider) and what it can do. */
 export interface ChatRouteTarget extends ChatClientConfig {
@@ -105,29 +97,6 @@ export interface ChatRoute extends ChatClient {
   breakerStates(): Record<string, CircuitState>;
 }
 
-interface Target {
-  name: string;
-  config: ChatRouteTarget;
-  client: ChatClient;
-  prefillClient: ChatClient | undefined;
-  prefill: PrefillDialect | false;
-  retry: RetryOnTransientConfig;
-  breaker: CircuitBreaker | undefined;
-}
-
-/** The bookkeeping of one call. */
-interface CallState {
-  attempts: RouteAttempt[];
-  /** The target delivering now. */
-  active: Target | undefined;
-  /** The target whose segment was cut last (where a continuation looks first past). */
-  cut: Target | undefined;
-  /** Targets let through by their breaker whose outcome is not in yet (released if the caller leaves). */
-  pending: Set<Target>;
-  usage: Usage | undefined;
-  finisher: { target: Target; model: string | undefined } | undefined;
-}
-
 /**
  * Creates a route: one {@link ChatClient} in front of a primary target and its ordered fallbacks, that never hands a
  * truncated answer over as complete.
@@ -170,33 +139,10 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (!Array.isArray(config.targets) || config.targets.length === 0) {
     throw new ConfigError('createChatRoute: `targets` must list at least one target, e.g. [{ provider: "deepseek" }].');
   }
-  const seen = new Map<string, number>();
   const routeName = config.name ?? config.targets[0]?.model ?? 'route';
   const emit = config.onEvent ?? (() => undefined);
   const answer = toOutput({ maxAnswerChars: config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS });
-  const maxContinuations = config.maxContinuations ?? 3;
-  const silenceMs = config.silenceMs ?? 30_000;
-  const last = config.targets.length - 1;
-  const targets: Target[] = config.targets.map((given, position) => {
-    const target: ChatRouteTarget =
-      position === last
-        ? given
-        : { ...given, timeouts: { headers: silenceMs, firstChunk: silenceMs, ...given.timeouts } };
-    const retry: RetryOnTransientConfig =
-      target.retry === false ? { count: 0 } : typeof target.retry === 'number' ? { count: target.retry } : (target.retry ?? {});
-    const client = createChatClient({ ...target, retry: false });
-    const base = target.name ?? `${client.provider}:${client.model ?? 'default'}`;
-    const count = (seen.get(base) ?? 0) + 1;
-    seen.set(base, count);
-    const name = count === 1 ? base : `${base}#${count}`;
-    const prefill =
-      target.prefill ?? (client.provider === 'deepseek' ? 'deepseek' : client.provider.startsWith('moonshot') ? 'moonshot' : false);
-    const breaker =
-      config.breaker === false
-        ? undefined
-        : createCircuitBreaker(config.breaker ?? {}, ({ from, to }) => emit({ type: 'breaker', route: routeName, target: name, from, to }));
-    return { name, config: target, client, prefillClient: undefined, prefill, retry, breaker };
-  });
+  const targets = resolveRouteTargets(config, routeName, emit);
   const modelless = targets.find((t) => t.client.model === undefined);
   if (config.name !== undefined && modelless !== undefined) {
     throw new ConfigError(
@@ -206,167 +152,16 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (config.targets.some((t) => t.contextWindow !== undefined && !(Number.isInteger(t.contextWindow) && t.contextWindow > 0))) {
     throw new ConfigError('createChatRoute: a target\'s `contextWindow` must be a positive integer (tokens), e.g. 131072.');
   }
-
-  const clientOf = (target: Target, dialect: PrefillDialect | undefined): ChatClient => {
-    if (dialect !== 'deepseek') return target.client;
-    target.prefillClient ??= createChatClient({
-      ...target.config,
-      retry: false,
-      baseUrl: target.config.prefillBaseUrl ?? `${target.client.baseUrl.replace(/\/+$/, '')}/beta`,
-    });
-    return target.prefillClient;
+  const context: RouteContext = {
+    name: routeName,
+    targets,
+    record: (call, attempt) => {
+      call.attempts.push(attempt);
+      emit({ type: 'attempt', route: routeName, ...attempt });
+    },
   };
-  const record = (call: CallState, attempt: RouteAttempt): void => {
-    call.attempts.push(attempt);
-    emit({ type: 'attempt', route: routeName, ...attempt });
-  };
-  const attemptOf = (target: Target, outcome: RouteAttempt['outcome'], error?: unknown): RouteAttempt => ({
-    target: target.name,
-    provider: target.client.provider,
-    ...(target.client.model === undefined ? {} : { model: target.client.model }),
-    outcome,
-    ...(error === undefined ? {} : describeRouteError(error)),
-  });
-  const settle = (call: CallState, target: Target, error: unknown): void => {
-    call.pending.delete(target);
-    if (isTargetFault(error)) target.breaker?.failure();
-    else target.breaker?.release();
-  };
-
-  /** A failover over `order` (indexes into targets), each sending `bodyFor(target)`. */
-  const attemptsOver = (
-    call: CallState,
-    order: readonly number[],
-    bodyFor: (target: Target) => { body: ChatClientRequest; dialect: PrefillDialect | undefined },
-    next: (error: unknown, index: number) => number | undefined,
-    options: ChatCallOptions,
-  ): Observable<ChatCompletionChunk> => {
-    const list: FailoverTarget<ChatCompletionChunk>[] = order.map((i) => {
-      const target = targets[i]!;
-      return {
-        name: target.name,
-        source: () => {
-          const { body, dialect } = bodyFor(target);
-          return clientOf(target, dialect).chunks(body, options);
-        },
-        retry: {
-          ...target.retry,
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          onRetry: (event) => {
-            target.retry.onRetry?.(event);
-            record(call, attemptOf(target, 'retried', event.error));
-          },
-        },
-      };
-    });
-    return failover(list, {
-      next,
-      skip: (position) => {
-        const target = targets[order[position]!]!;
-        if (target.breaker?.tryAcquire() === false) return true;
-        call.pending.add(target);
-        return false;
-      },
-      noTarget: () => allOpen(),
-      onAttempt: (attempt: FailoverAttempt) => {
-        const target = targets[order[attempt.index]!]!;
-        if (attempt.outcome === 'ok') call.active = target;
-        else if (attempt.outcome === 'skipped') record(call, attemptOf(target, 'skipped'));
-        else {
-          settle(call, target, attempt.error);
-          record(call, attemptOf(target, 'failed', attempt.error));
-        }
-      },
-    });
-  };
-  const allOpen = (): CapacityError => {
-    const now = Date.now();
-    const at = Math.min(...targets.map((t) => t.breaker?.retryAt ?? now));
-    return new CapacityError(
-      'upstream_busy',
-      `every target of route "${routeName}" is unavailable (circuit breakers open); retry later`,
-      { retryAfterSeconds: Math.max(1, Math.ceil((at - now) / 1000)) },
-    );
-  };
-
-  const spliced = (request: ChatClientRequest, options: ChatCallOptions, call: CallState): Observable<ChatCompletionChunk> =>
-    defer(() => {
-      const plain = (target: Target): ChatClientRequest =>
-        target.client.model === undefined ? request : ({ ...request, model: target.client.model } as ChatClientRequest);
-      const all = targets.map((_, i) => i);
-      const first = attemptsOver(
-        call,
-        all,
-        (target) => ({ body: plain(target), dialect: undefined }),
-        (error, index) =>
-          nextRouteTarget(error, index, targets.map((t) => t.config.contextWindow), {
-            silence: config.failoverOnSilence ?? true,
-            contentPolicy: config.failoverOnContentPolicy ?? false,
-          }),
-        options,
-      );
-      const continueWith = ({ content, reasoning }: ContinuationRequest): Observable<ChatCompletionChunk> | undefined => {
-        const cut = call.cut === undefined ? 0 : targets.indexOf(call.cut);
-        const fresh = content === '' && reasoning === ''; // nothing reached the caller: any target can start over
-        // The next targets first (the one that cut is suspect), then the same one, then the earlier ones.
-        const order = [...all.slice(cut + 1), cut, ...all.slice(0, cut)].filter((i) => fresh || targets[i]!.prefill !== false);
-        if (order.length === 0) return undefined;
-        return attemptsOver(
-          call,
-          order,
-          (target) =>
-            fresh
-              ? { body: plain(target), dialect: undefined }
-              : {
-                  body: withPrefill(plain(target) as ChatCompletionRequest, content, reasoning, target.prefill as PrefillDialect),
-                  dialect: target.prefill as PrefillDialect,
-                },
-          (error, position) => (isAbortedError(error) ? undefined : position + 1),
-          options,
-        );
-      };
-      return first.pipe(
-        continueAfterCut({
-          continueWith,
-          maxContinuations,
-          failedFinishReasons: DEFAULT_RETRY_POLICY.finishReasons,
-          onSegment: (segment) => {
-            const target = call.active;
-            if (segment.outcome === 'failed' || target === undefined) return;
-            if (segment.delivered) call.usage = addUsage(call.usage, segment.usage);
-            if (segment.outcome === 'complete') {
-              call.pending.delete(target);
-              target.breaker?.success();
-              call.finisher = { target, model: segment.model };
-              record(call, attemptOf(target, 'completed'));
-            } else {
-              call.cut = target;
-              settle(call, target, segment.error);
-              record(call, attemptOf(target, 'cut', segment.error));
-            }
-            call.active = undefined;
-          },
-        }),
-        finalize(() => {
-          // The caller left (or the answer ended) with outcomes not in: neither a success nor a failure.
-          for (const target of call.pending) target.breaker?.release();
-          call.pending.clear();
-          call.active = undefined;
-        }),
-      );
-    });
-
-  const newCall = (): CallState => ({ attempts: [], active: undefined, cut: undefined, pending: new Set(), usage: undefined, finisher: undefined });
-  const accounting = (call: CallState): { model?: string; provider?: string; usage?: Usage; attempts: RouteAttempt[] } => {
-    const finisher = call.finisher;
-    const model = finisher?.model ?? finisher?.target.client.model;
-    return {
-      ...(model === undefined ? {} : { model }),
-      ...(finisher === undefined ? {} : { provider: finisher.target.client.provider }),
-      ...(call.usage === undefined ? {} : { usage: call.usage }),
-      attempts: call.attempts,
-    };
-  };
+  const spliced = (request: ChatClientRequest, options: ChatCallOptions, call: RouteCall): Observable<ChatCompletionChunk> =>
+    spliceRoute(context, config, request, options, call);
 
   let closed = false;
   const first = targets[0]!;
@@ -379,7 +174,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     breakerStates: () => Object.fromEntries(targets.map((t) => [t.name, t.breaker?.state ?? 'closed'])),
     chunks: (request, options = {}) =>
       defer(() => {
-        const call = newCall();
+        const call = newRouteCall();
         // The final segment's usage, plus the usage of the segments before it whose text was delivered.
         return spliced(request, options, call).pipe(
           map((chunk) => (chunk.usage != null && call.usage !== undefined ? { ...chunk, usage: addUsage(call.usage, chunk.usage)! } : chunk)),
@@ -388,20 +183,20 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     stream: (request, options = {}) =>
       defer(() => {
         if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');
-        const call = newCall();
+        const call = newRouteCall();
         return spliced(request, options, call).pipe(
           toOutputChunks(),
-          map((chunk): LlmClientOutputChunk => (chunk.done ? { ...chunk, ...accounting(call) } : chunk)),
+          map((chunk): LlmClientOutputChunk => (chunk.done ? { ...chunk, ...routeAccounting(call) } : chunk)),
         );
       }),
     json: (request, options = {}) => {
       const whole = defer(() => {
         if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');
-        const call = newCall();
+        const call = newRouteCall();
         return spliced(request, options, call).pipe(
           answer,
           map((output): LlmClientOutput => {
-            const { usage, ...rest } = accounting(call);
+            const { usage, ...rest } = routeAccounting(call);
             const { usage: _own, ...withoutUsage } = output;
             return { ...withoutUsage, ...rest, ...(usage === undefined ? {} : { usage }) };
           }),

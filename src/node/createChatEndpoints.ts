@@ -1,4 +1,3 @@
-import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from './DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bytes from 'bytes';
@@ -6,27 +5,24 @@ import typeIs from 'type-is';
 import { defer, Observable, of } from 'rxjs';
 import type { ChatClient } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { CapacityError, RequestError, ShutdownError } from '../core/errors.js';
+import { ShutdownError } from '../core/errors.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
-import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
-import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
 import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
-import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { openAiModelList } from './openAiModelList.js';
-import { createSseTokens } from './createSseTokens.js';
 import { sendJson } from './sendJson.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
 import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { readChatQuery } from './readChatQuery.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
+import { resolveServingSettings } from './resolveServingSettings.js';
 import { toChatRequestLog } from './toChatRequestLog.js';
 import { tokenParameter } from './tokenParameter.js';
 import { toRequestError } from './toRequestError.js';
@@ -203,32 +199,12 @@ const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessa
  */
 export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints {
   const { client, shutdown, log } = config;
-  const keys = (config.apiKeys ?? []).filter((key) => key !== '');
-  const bodyLimit = config.bodyLimit ?? '1mb';
-  const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
-  const stallTimeoutMs = config.writeStallTimeoutMs ?? DEFAULT_WRITE_STALL_TIMEOUT_MS;
-  const maxLogFieldChars = config.maxLogFieldChars ?? 1024;
-  const queryLimit = config.queryLimit ?? 8192;
-  const secrets = [...keys, ...(config.secrets ?? []), ...(config.tokenSecret === undefined ? [] : [config.tokenSecret])];
-  const parseConfig = {
-    limits: resolveRequestLimits(config.requestLimits), // a wrong limit is a ConfigError now
-    ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
-  };
-  const maxPerClient = config.maxConcurrentPerClient ?? 32;
-  const limiter = createConcurrencyLimiter({ maxPerClient });
+  const settings = resolveServingSettings(config);
+  const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((req: IncomingMessage) => clientKeyOf(req, keys.length > 0));
-  const tokenConfig = {
-    ...(config.tokenSecret === undefined ? {} : { secret: config.tokenSecret }),
-    ...(config.tokenTtlMs === undefined ? {} : { ttlMs: config.tokenTtlMs }),
-  };
-  const tokens = keys.length === 0 ? undefined : createSseTokens(tokenConfig);
   /** Admits one more request of this client (by default the request's, `clientKey`) until its response closes, or refuses it (429). */
   const admit = (req: IncomingMessage, res: ServerResponse, client = clientKey(req)): void => {
-    const release = limiter.tryAcquire(client);
-    if (release === undefined) {
-      throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
-    }
-    res.once('close', release);
+    res.once('close', settings.admit(client));
   };
   let signal = shutdown?.signal ?? config.signal;
   if (shutdown !== undefined && config.signal !== undefined) {
@@ -341,18 +317,16 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
           authorizeBearer(req.headers.authorization, keys);
           admit(req, res);
         } else {
-          const client = tokens.verify(token);
-          if (client === undefined) throw new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
-          admit(req, res, client);
+          admit(req, res, settings.tokenClient(token));
         }
         return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
       }),
     token: (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
       const answer = defer(() => {
-        if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
+        const signer = settings.requireTokens();
         authorizeBearer(req.headers.authorization, keys);
-        return of(tokens.issue(clientKey(req)));
+        return of(signer.issue(clientKey(req)));
       });
       const written = sendJson(res, answer, writeConfig);
       void written.then(() => closeUnreadRequest(req));

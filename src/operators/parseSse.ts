@@ -107,6 +107,7 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
       // has not come yet.
       let fast = true;
       let pending = '';
+      let pendingLineEnded = false; // `pending` ends with the LF of its data line (the blank line is to come)
 
       const tooLarge = (): StreamProtocolError =>
         new StreamProtocolError(
@@ -163,11 +164,14 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
         let from = 0;
         if (pending.length >= 6) {
           // The pending event goes on in this text, which is not copied onto it (a large text stays uncopied, and an
-          // event arriving in many small texts stays linear).
-          const lf = pending.charCodeAt(pending.length - 1) === LF ? -1 : text.indexOf('\n');
-          if (lf === -1 && pending.charCodeAt(pending.length - 1) !== LF) pending += text; // the line goes on
-          else if (lf === text.length - 1) pending += text; // the line ends here; its blank line is to come
-          else {
+          // event arriving in many small texts stays linear: `pending` is only appended to, never read, until its
+          // end comes — reading a character of a string built by `+=` would flatten it every time).
+          const lf = pendingLineEnded ? -1 : text.indexOf('\n');
+          if (lf === -1 && !pendingLineEnded) pending += text; // the line goes on
+          else if (lf === text.length - 1) {
+            pending += text; // the line ends here; its blank line is to come
+            pendingLineEnded = true;
+          } else {
             const end = lf === -1 ? 0 : lf + 1; // where the blank line must be
             if (text.charCodeAt(end) !== LF) {
               fast = false; // a second line
@@ -195,6 +199,7 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
           return at === 0 ? text : text.slice(at);
         }
         pending = at === -1 ? text : text.slice(-at - 1);
+        pendingLineEnded = pending.charCodeAt(pending.length - 1) === LF;
         if (pending.length > maxEventSize) failure = tooLarge();
         return undefined;
       };

@@ -1,10 +1,6 @@
-import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../node/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 import { defer, Observable, of, throwError } from 'rxjs';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { CapacityError, RequestError } from '../core/errors.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
-import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
-import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
@@ -12,10 +8,9 @@ import { assertOneChoice } from '../node/assertOneChoice.js';
 import { authorizeBearer } from '../node/authorizeBearer.js';
 import { bearerClientKey } from '../node/bearerClientKey.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
-import { createConcurrencyLimiter } from '../node/createConcurrencyLimiter.js';
-import { createSseTokens } from '../node/createSseTokens.js';
 import { openAiModelList } from '../node/openAiModelList.js';
 import { readChatQuery } from '../node/readChatQuery.js';
+import { resolveServingSettings } from '../node/resolveServingSettings.js';
 import { toChatRequestLog } from '../node/toChatRequestLog.js';
 import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
@@ -63,25 +58,9 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  */
 export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandlers {
   const { client, log } = config;
-  const keys = (config.apiKeys ?? []).filter((key) => key !== '');
-  const bodyLimit = config.bodyLimit ?? '1mb';
-  const bodyTimeoutMs = config.bodyTimeoutMs ?? 30_000;
-  const queryLimit = config.queryLimit ?? 8192;
-  const stallTimeoutMs = config.writeStallTimeoutMs ?? DEFAULT_WRITE_STALL_TIMEOUT_MS;
-  const maxLogFieldChars = config.maxLogFieldChars ?? 1024;
-  const secrets = [...keys, ...(config.secrets ?? []), ...(config.tokenSecret === undefined ? [] : [config.tokenSecret])];
-  const parseConfig = {
-    limits: resolveRequestLimits(config.requestLimits),
-    ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
-  };
-  const maxPerClient = config.maxConcurrentPerClient ?? 32;
-  const limiter = createConcurrencyLimiter({ maxPerClient });
+  const settings = resolveServingSettings(config);
+  const { keys, bodyLimit, bodyTimeoutMs, queryLimit, stallTimeoutMs, maxLogFieldChars, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((request: Request) => defaultClientKey(request, keys.length > 0));
-  const tokenConfig = {
-    ...(config.tokenSecret === undefined ? {} : { secret: config.tokenSecret }),
-    ...(config.tokenTtlMs === undefined ? {} : { ttlMs: config.tokenTtlMs }),
-  };
-  const tokens = keys.length === 0 ? undefined : createSseTokens(tokenConfig);
   /** Who the request is, after its key or its `GET /chat/sse` token is checked (401 otherwise). */
   const authorize = (request: Request, wire: ChatWireFormat): string => {
     const authorization = request.headers.get('authorization') ?? undefined;
@@ -90,9 +69,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       authorizeBearer(authorization, keys);
       return clientKey(request);
     }
-    const tokenClient = tokens.verify(token);
-    if (tokenClient === undefined) throw new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
-    return tokenClient;
+    return settings.tokenClient(token);
   };
 
   const readPost = async (request: Request): Promise<ChatRequest> => {
@@ -120,10 +97,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     let usage: Usage | undefined;
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
-        release = limiter.tryAcquire(authorize(request, wire));
-        if (release === undefined) {
-          throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
-        }
+        release = settings.admit(authorize(request, wire));
         const chatRequest = wire === 'sse' && request.method === 'GET' ? readQuery(request) : await readPost(request);
         if (subscriber.closed) return;
         model = chatRequest.model ?? client.model;
@@ -148,9 +122,9 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   };
   const token: WebHandler = async (request) => {
     const answer = defer(() => {
-      if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
+      const signer = settings.requireTokens();
       authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
-      return of(tokens.issue(clientKey(request)));
+      return of(signer.issue(clientKey(request)));
     });
     const response = await toResponse(answer, 'json', {
       secrets,
@@ -175,10 +149,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     let chatRequest: ChatRequest;
     try {
       authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
-      release = limiter.tryAcquire(clientKey(request));
-      if (release === undefined) {
-        throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
-      }
+      release = settings.admit(clientKey(request));
       chatRequest = assertOneChoice(await readPost(request));
     } catch (error) {
       return toResponse(throwError(() => error), 'openai', responseConfig(demand, request, () => release?.()));

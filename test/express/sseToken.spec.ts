@@ -3,31 +3,23 @@
  * header) authenticates with a short-lived signed token instead of a long-lived key in its URL. The token is behind
  * the key, expires, cannot be forged, counts as the same client for the per-client limit, and never reaches a log.
  */
-import express from 'express';
-import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
 import { redactSecrets } from '../../src/core/redactSecrets';
-import { chatRouter, type ChatRequestLog, type ChatRouterConfig } from '../../src/express/chatRouter';
-import { createSseTokens } from '../../src/node/createSseTokens';
-import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import type { ChatRequestLog, ChatRouterConfig } from '../../src/express/chatRouter';
+import { fetchSseToken } from '../helpers/fetchSseToken';
+import { forgedSseTokens } from '../helpers/forgedSseTokens';
+import { holdSseStream } from '../helpers/holdSseStream';
 import { rawRequest } from '../helpers/rawRequest';
-import { startServer, type TestServer } from '../helpers/startServer';
+import { startExpressChat } from '../helpers/startExpressChat';
+import type { TestServer } from '../helpers/startServer';
+import { useEmulatedClient } from '../helpers/useEmulatedClient';
 
 const KEY = 'token-suite-key-0123456789abcdef';
 const AUTH = { Authorization: `Bearer ${KEY}` };
 const Q = encodeURIComponent(JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }));
 
-let emulator: Emulator;
-let client: ChatClient;
+const upstream = useEmulatedClient();
 let server: TestServer | undefined;
 const logs: ChatRequestLog[] = [];
-beforeAll(async () => {
-  emulator = await startEmulator({ dialect: 'deepseek', seed: 3 });
-  client = createChatClient({ baseUrl: emulator.url, model: 'deepseek-chat', retry: 0 });
-});
-afterAll(async () => {
-  await client.close();
-  await emulator.close();
-});
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -35,18 +27,11 @@ afterEach(async () => {
 });
 
 const serve = async (config: Partial<ChatRouterConfig> = {}): Promise<string> => {
-  const app = express();
-  app.use(chatRouter({ client, apiKeys: [KEY], heartbeatMs: 0, log: (entry) => logs.push(entry), ...config }));
-  server = await startServer(app);
+  server = await startExpressChat({ client: upstream.client, apiKeys: [KEY], heartbeatMs: 0, log: (entry) => logs.push(entry), ...config });
   return server.url;
 };
 
-const getToken = async (url: string): Promise<{ token: string; expiresAt: string }> => {
-  const res = await rawRequest(`${url}/chat/token`, { method: 'POST', headers: AUTH });
-  expect(res.status).toBe(200);
-  expect(res.headers['cache-control']).toBe('no-store');
-  return JSON.parse(res.body) as { token: string; expiresAt: string };
-};
+const getToken = (url: string): Promise<{ token: string; expiresAt: string }> => fetchSseToken(url, KEY);
 
 describe('POST /chat/token', () => {
   it('is behind the key: 401 in the JSON error format without it', async () => {
@@ -78,12 +63,7 @@ describe('POST /chat/token', () => {
   it('refuses a forged, malformed, repeated or expired token with 401 in the SSE error format', async () => {
     const url = await serve({ tokenTtlMs: 300 });
     const { token } = await getToken(url);
-    const [payload, signature = ''] = token.split('.');
-    const flipped = `${payload}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
-    // a token for another client, signed with another secret
-    const foreign = createSseTokens({ secret: 'another-secret-0123456789' }).issue('key:someone-else').token;
-    const forged = [flipped, foreign, 'not-a-token', `${payload}.`, `${token}.${token}`];
-    for (const bad of forged) {
+    for (const bad of forgedSseTokens(token)) {
       const res = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(bad)}`);
       expect(res.status).toBe(401);
       expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -95,27 +75,17 @@ describe('POST /chat/token', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const expired = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
     expect(expired.status).toBe(401);
-    expect(emulator.requests.filter((request) => request.status === 0)).toHaveLength(0);
+    expect(upstream.emulator.requests.filter((request) => request.status === 0)).toHaveLength(0);
   });
 
   it('counts a token as the client of its key for the per-client limit', async () => {
     const url = await serve({ maxConcurrentPerClient: 1 });
     const { token } = await getToken(url);
-    const controller = new AbortController();
-    let first!: () => void;
-    const streaming = new Promise<void>((resolve) => (first = resolve));
-    const long = rawRequest(`${url}/chat/sse`, {
-      body: { model: 'deepseek-chat#pace=50;tokens=200', messages: [{ role: 'user', content: 'long' }] },
-      headers: AUTH,
-      signal: controller.signal,
-      onPiece: () => first(),
-    });
-    await streaming;
+    const long = await holdSseStream(url, AUTH);
     const res = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
     expect(res.status).toBe(429);
     expect(res.body).toContain('"code":"concurrency_limit"');
-    controller.abort();
-    await long;
+    await long.end();
   });
 
   it('is not served when the endpoints are open (no keys): a browser needs no token', async () => {

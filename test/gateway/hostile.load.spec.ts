@@ -7,6 +7,9 @@
  * 500 ms here) and its upstream request abandoned, while a healthy stream keeps flowing and `/healthz` answering.
  */
 import { connect, type Socket } from 'node:net';
+import { largestPieceGap } from '../helpers/largestPieceGap';
+import { pacedSseRequest } from '../helpers/pacedSseRequest';
+import { probeHealthz } from '../helpers/probeHealthz';
 import { rawRequest } from '../helpers/rawRequest';
 import { AUTH, GATEWAY_KEYS, startFaultGateway, type FaultGateway } from '../faults/startFaultGateway';
 
@@ -69,29 +72,16 @@ describe('the gateway under hostile requests', () => {
       ),
     ];
     // Clients that never read a long stream: see the next test.
-    const healthz: number[] = [];
-    const probe = (async () => {
-      while (!stop) {
-        const started = performance.now();
-        const res = await rawRequest(`${gw.gateway.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
-        expect(res.status).toBe(200);
-        healthz.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    })();
+    const probe = probeHealthz(gw.gateway.url, () => stop);
+    const healthz = probe.timings;
 
     await new Promise((resolve) => setTimeout(resolve, 500)); // the load is on
-    const healthy = await rawRequest(`${gw.gateway.url}/chat/sse`, {
-      body: { model: 'deepseek-chat#pace=50;tokens=40', messages: [{ role: 'user', content: 'hi' }] },
-      headers: AUTH,
-      signal: AbortSignal.timeout(20_000),
-    });
+    const healthy = await pacedSseRequest(gw.gateway.url, AUTH);
     stop = true;
     for (const socket of sockets) socket.destroy();
-    await Promise.all([...hostile, probe]);
+    await Promise.all([...hostile, probe.done]);
 
-    const gaps = healthy.pieces.slice(1).map((piece, i) => piece.at - (healthy.pieces[i]?.at ?? piece.at));
-    const largestGap = Math.max(...gaps);
+    const largestGap = largestPieceGap(healthy);
     const slowestHealthz = Math.max(...healthz);
     console.log(
       `hostile load: ${hostileRequests} hostile requests; healthy stream ${healthy.pieces.length} pieces in ${Math.round(healthy.pieces.at(-1)?.at ?? 0)} ms, largest gap ${Math.round(largestGap)} ms; ` +
@@ -127,33 +117,20 @@ describe('the gateway under hostile requests', () => {
         socket.destroy();
       }
     });
-    const healthz: number[] = [];
-    const probe = (async () => {
-      while (!stop) {
-        const started = performance.now();
-        const res = await rawRequest(`${gw.gateway.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
-        expect(res.status).toBe(200);
-        healthz.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    })();
+    const probe = probeHealthz(gw.gateway.url, () => stop);
+    const healthz = probe.timings;
 
     await new Promise((resolve) => setTimeout(resolve, 300)); // the first is in
-    const healthy = await rawRequest(`${gw.gateway.url}/chat/sse`, {
-      body: { model: 'deepseek-chat#pace=50;tokens=40', messages: [{ role: 'user', content: 'hi' }] },
-      headers: AUTH,
-      signal: AbortSignal.timeout(20_000),
-    });
+    const healthy = await pacedSseRequest(gw.gateway.url, AUTH);
     // the last one in has had its deadline (bounded)
     for (const started = performance.now(); gw.logs.length - logsBefore < 5 && performance.now() - started < 5000; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     stop = true;
     for (const socket of sockets) socket.destroy();
-    await Promise.all([...clients, probe]);
+    await Promise.all([...clients, probe.done]);
 
-    const gaps = healthy.pieces.slice(1).map((piece, i) => piece.at - (healthy.pieces[i]?.at ?? piece.at));
-    const largestGap = Math.max(...gaps);
+    const largestGap = largestPieceGap(healthy);
     const slowestHealthz = Math.max(...healthz);
     const stalled = gw.logs.slice(logsBefore).filter((entry) => entry.error?.code === 'client_stalled');
     const long = gw.emulator.requests.filter((request) => (request.body as { model?: string } | undefined)?.model === LONG_MODEL);

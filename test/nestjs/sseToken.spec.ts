@@ -7,6 +7,8 @@ import type { ChatRequestLog } from '../../src/node/ChatRequestLog.js';
 import { ChatfluxModule } from '../../src/nestjs/index.js';
 import type { ChatfluxModuleConfig } from '../../src/nestjs/chatflux.interfaces.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
+import { fetchSseToken } from '../helpers/fetchSseToken.js';
+import { holdSseStream } from '../helpers/holdSseStream.js';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest.js';
 import { startExpressRouter, startNestApp } from './startNestApp.js';
 
@@ -47,12 +49,7 @@ const visible = (res: RawResponse): unknown => ({
   body: res.body,
 });
 
-const getToken = async (url: string): Promise<{ token: string; expiresAt: string }> => {
-  const res = await rawRequest(`${url}/chat/token`, { method: 'POST', headers: AUTH });
-  expect(res.status).toBe(200);
-  expect(res.headers['cache-control']).toBe('no-store');
-  return JSON.parse(res.body) as { token: string; expiresAt: string };
-};
+const getToken = (url: string): Promise<{ token: string; expiresAt: string }> => fetchSseToken(url, KEY);
 
 describe('ChatfluxModule routes: GET /chat/sse, POST /chat/token', () => {
   it('serves GET /chat/sse?q= with the key, and refuses it without, as the router', async () => {
@@ -96,21 +93,11 @@ describe('ChatfluxModule routes: GET /chat/sse, POST /chat/token', () => {
   it('counts a token as the client of its key for the per-client limit', async () => {
     const urls = await serve({ maxConcurrentPerClient: 1 });
     const { token } = await getToken(urls.nest);
-    const controller = new AbortController();
-    let first!: () => void;
-    const streaming = new Promise<void>((resolve) => (first = resolve));
-    const long = rawRequest(`${urls.nest}/chat/sse`, {
-      body: { model: 'deepseek-chat#pace=50;tokens=200', messages: [{ role: 'user', content: 'long' }] },
-      headers: AUTH,
-      signal: controller.signal,
-      onPiece: () => first(),
-    });
-    await streaming;
+    const long = await holdSseStream(urls.nest, AUTH);
     const res = await rawRequest(`${urls.nest}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
     expect(res.status).toBe(429);
     expect(res.body).toContain('"code":"concurrency_limit"');
-    controller.abort();
-    await long;
+    await long.end();
   });
 
   it('does not serve POST /chat/token when the endpoints are open (404, as the router)', async () => {

@@ -306,6 +306,18 @@ describe('parseSse', () => {
       }
     });
 
+    it('reads a 20 MB one-line event arriving in 1,280 pieces in linear time (a deadline far beyond linear)', async () => {
+      // Quadratic reading (copying what came so far at every piece) moves ~13 GB here and misses the deadline by far;
+      // linear reading takes well under a second.
+      const piece = new TextEncoder().encode('x'.repeat(16 * 1024));
+      const chunks = [new TextEncoder().encode('data: '), ...Array.from({ length: 1280 }, () => piece), '\n\n'];
+      const started = performance.now();
+      const [event] = await parse(chunks, { maxEventSize: 32 * 1024 * 1024 });
+      expect(event?.data.length).toBe(1280 * 16 * 1024);
+      // Synchronous parsing cannot be interrupted by jest's timeout: the deadline is asserted (linear: ~0.1 s).
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+
     it('accepts maxEventSize: Infinity (no limit)', async () => {
       expect(await parse(['data: ', 'x'.repeat(100), '\n\n'], { maxEventSize: Infinity })).toEqual([
         { data: 'x'.repeat(100) },

@@ -1,0 +1,18 @@
+import type { RouteAttempt, Usage } from '../core/schemas/index.js';
+import type { RouteTarget } from './RouteTarget.js';
+
+/** The bookkeeping of one call of a route (one `chunks`, `stream` or `json` subscription). */
+export interface RouteCall {
+  /** Each attempt so far, in order. */
+  attempts: RouteAttempt[];
+  /** The target delivering now. */
+  active: RouteTarget | undefined;
+  /** The target whose segment was cut last (where a continuation looks first past). */
+  cut: RouteTarget | undefined;
+  /** Targets let through by their breaker whose outcome is not in yet (released if the caller leaves). */
+  pending: Set<RouteTarget>;
+  /** The usage of the segments whose text was delivered, summed. */
+  usage: Usage | undefined;
+  /** The target that completed the answer, and the model its last segment named. */
+  finisher: { target: RouteTarget; model: string | undefined } | undefined;
+}

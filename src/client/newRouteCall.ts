@@ -1,0 +1,10 @@
+import type { RouteCall } from './RouteCall.js';
+
+/**
+ * The bookkeeping of a new call: no attempt, no target active or cut, nothing pending, no usage, no finisher.
+ *
+ * @returns A fresh {@link RouteCall}.
+ */
+export function newRouteCall(): RouteCall {
+  return { attempts: [], active: undefined, cut: undefined, pending: new Set(), usage: undefined, finisher: undefined };
+}

@@ -1,0 +1,53 @@
+import type { Observable } from 'rxjs';
+import { isAbortedError } from '../core/errors.js';
+import type { ChatCompletionChunk, ChatCompletionRequest } from '../core/schemas/index.js';
+import type { ContinuationRequest } from '../operators/continueAfterCut.js';
+import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
+import type { RouteCall } from './RouteCall.js';
+import type { RouteContext } from './RouteContext.js';
+import { routeFailover } from './routeFailover.js';
+import type { RouteTarget } from './RouteTarget.js';
+import { withPrefill, type PrefillDialect } from './withPrefill.js';
+
+/**
+ * How a route continues a cut answer (`continueAfterCut`'s `continueWith`): the targets after the one that cut first
+ * (it is suspect), then the same one, then the earlier ones — only those that accept a prefill, each sent the text so
+ * far as an assistant prefix; when nothing reached the caller yet, any target starts over with the plain request.
+ * Each failure moves on to the next (an abort stops). No target fits: `undefined` (the cut surfaces).
+ *
+ * @param route - The route.
+ * @param call - The call's bookkeeping (`cut`: the target that cut last).
+ * @param plain - The caller's request as a target is sent it.
+ * @param options - The call's options.
+ * @returns The `continueWith` of the call.
+ */
+export function routeContinuation(
+  route: RouteContext,
+  call: RouteCall,
+  plain: (target: RouteTarget) => ChatClientRequest,
+  options: ChatCallOptions,
+): (request: ContinuationRequest) => Observable<ChatCompletionChunk> | undefined {
+  const { targets } = route;
+  const all = targets.map((_, i) => i);
+  return ({ content, reasoning }) => {
+    const cut = call.cut === undefined ? 0 : targets.indexOf(call.cut);
+    const fresh = content === '' && reasoning === ''; // nothing reached the caller: any target can start over
+    // The next targets first (the one that cut is suspect), then the same one, then the earlier ones.
+    const order = [...all.slice(cut + 1), cut, ...all.slice(0, cut)].filter((i) => fresh || targets[i]!.prefill !== false);
+    if (order.length === 0) return undefined;
+    return routeFailover(
+      route,
+      call,
+      order,
+      (target) =>
+        fresh
+          ? { body: plain(target), dialect: undefined }
+          : {
+              body: withPrefill(plain(target) as ChatCompletionRequest, content, reasoning, target.prefill as PrefillDialect),
+              dialect: target.prefill as PrefillDialect,
+            },
+      (error, position) => (isAbortedError(error) ? undefined : position + 1),
+      options,
+    );
+  };
+}

@@ -1,0 +1,73 @@
+import type { Observable } from 'rxjs';
+import type { ChatCompletionChunk } from '../core/schemas/index.js';
+import { failover, type FailoverAttempt, type FailoverTarget } from '../operators/failover.js';
+import { allTargetsOpen } from './allTargetsOpen.js';
+import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
+import { routeAttemptOf } from './routeAttemptOf.js';
+import type { RouteCall } from './RouteCall.js';
+import { routeClientOf } from './routeClientOf.js';
+import type { RouteContext } from './RouteContext.js';
+import type { RouteTarget } from './RouteTarget.js';
+import { settleRouteTarget } from './settleRouteTarget.js';
+import type { PrefillDialect } from './withPrefill.js';
+
+/**
+ * A failover over `order` (indexes into the route's targets), each sending `bodyFor(target)` with its own retries:
+ * a target whose breaker refuses is skipped, one let through is pending until its outcome is in; each retry, skip and
+ * failure is recorded on the call (a failure settles the target's breaker); every target skipped: `allTargetsOpen`.
+ *
+ * @param route - The route.
+ * @param call - The call's bookkeeping (`active` is the target delivering).
+ * @param order - The targets to try, in order.
+ * @param bodyFor - The body a target is sent, and its prefill dialect.
+ * @param next - Where to go after a failure (`failover`'s `next`).
+ * @param options - The call's options (its signal stops the retries).
+ * @returns The chunks of the first target that answers.
+ */
+export function routeFailover(
+  route: RouteContext,
+  call: RouteCall,
+  order: readonly number[],
+  bodyFor: (target: RouteTarget) => { body: ChatClientRequest; dialect: PrefillDialect | undefined },
+  next: (error: unknown, index: number) => number | undefined,
+  options: ChatCallOptions,
+): Observable<ChatCompletionChunk> {
+  const { targets } = route;
+  const list: FailoverTarget<ChatCompletionChunk>[] = order.map((i) => {
+    const target = targets[i]!;
+    return {
+      name: target.name,
+      source: () => {
+        const { body, dialect } = bodyFor(target);
+        return routeClientOf(target, dialect).chunks(body, options);
+      },
+      retry: {
+        ...target.retry,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        onRetry: (event) => {
+          target.retry.onRetry?.(event);
+          route.record(call, routeAttemptOf(target, 'retried', event.error));
+        },
+      },
+    };
+  });
+  return failover(list, {
+    next,
+    skip: (position) => {
+      const target = targets[order[position]!]!;
+      if (target.breaker?.tryAcquire() === false) return true;
+      call.pending.add(target);
+      return false;
+    },
+    noTarget: () => allTargetsOpen(route),
+    onAttempt: (attempt: FailoverAttempt) => {
+      const target = targets[order[attempt.index]!]!;
+      if (attempt.outcome === 'ok') call.active = target;
+      else if (attempt.outcome === 'skipped') route.record(call, routeAttemptOf(target, 'skipped'));
+      else {
+        settleRouteTarget(call, target, attempt.error);
+        route.record(call, routeAttemptOf(target, 'failed', attempt.error));
+      }
+    },
+  });
+}

@@ -1,0 +1,17 @@
+import { isTargetFault } from './isTargetFault.js';
+import type { RouteCall } from './RouteCall.js';
+import type { RouteTarget } from './RouteTarget.js';
+
+/**
+ * A target's failure is in: it is no longer pending, and its breaker counts a failure when the error is the target's
+ * fault, else gives its place back (neither a success nor a failure).
+ *
+ * @param call - The call's bookkeeping.
+ * @param target - The target that failed or was cut.
+ * @param error - Its error.
+ */
+export function settleRouteTarget(call: RouteCall, target: RouteTarget, error: unknown): void {
+  call.pending.delete(target);
+  if (isTargetFault(error)) target.breaker?.failure();
+  else target.breaker?.release();
+}

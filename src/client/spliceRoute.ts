@@ -1,0 +1,66 @@
+import { defer, finalize, type Observable } from 'rxjs';
+import { DEFAULT_RETRY_POLICY } from '../core/retryPolicy.js';
+import type { ChatCompletionChunk } from '../core/schemas/index.js';
+import { continueAfterCut } from '../operators/continueAfterCut.js';
+import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
+import type { ChatRouteConfig } from './createChatRoute.js';
+import { nextRouteTarget } from './nextRouteTarget.js';
+import { recordRouteSegment } from './recordRouteSegment.js';
+import type { RouteCall } from './RouteCall.js';
+import type { RouteContext } from './RouteContext.js';
+import { routeContinuation } from './routeContinuation.js';
+import { routeFailover } from './routeFailover.js';
+import type { RouteTarget } from './RouteTarget.js';
+
+/**
+ * One call of a route as upstream chunks: a failover over every target (`nextRouteTarget` picks where a failure goes),
+ * its cuts continued (`routeContinuation`, at most `maxContinuations`), each segment accounted on `call`
+ * (`recordRouteSegment`); when the answer ends or the caller leaves, the breakers of targets whose outcome is not in
+ * are released.
+ *
+ * @param route - The route.
+ * @param config - The route's options (`failoverOnSilence`, `failoverOnContentPolicy`, `maxContinuations`).
+ * @param request - The caller's request.
+ * @param options - The call's options.
+ * @param call - The call's bookkeeping, filled as the answer goes.
+ * @returns The spliced chunks (cold: each subscription is one call).
+ */
+export function spliceRoute(
+  route: RouteContext,
+  config: ChatRouteConfig,
+  request: ChatClientRequest,
+  options: ChatCallOptions,
+  call: RouteCall,
+): Observable<ChatCompletionChunk> {
+  const { targets } = route;
+  return defer(() => {
+    const plain = (target: RouteTarget): ChatClientRequest =>
+      target.client.model === undefined ? request : ({ ...request, model: target.client.model } as ChatClientRequest);
+    const first = routeFailover(
+      route,
+      call,
+      targets.map((_, i) => i),
+      (target) => ({ body: plain(target), dialect: undefined }),
+      (error, index) =>
+        nextRouteTarget(error, index, targets.map((t) => t.config.contextWindow), {
+          silence: config.failoverOnSilence ?? true,
+          contentPolicy: config.failoverOnContentPolicy ?? false,
+        }),
+      options,
+    );
+    return first.pipe(
+      continueAfterCut({
+        continueWith: routeContinuation(route, call, plain, options),
+        maxContinuations: config.maxContinuations ?? 3,
+        failedFinishReasons: DEFAULT_RETRY_POLICY.finishReasons,
+        onSegment: (segment) => recordRouteSegment(route, call, segment),
+      }),
+      finalize(() => {
+        // The caller left (or the answer ended) with outcomes not in: neither a success nor a failure.
+        for (const target of call.pending) target.breaker?.release();
+        call.pending.clear();
+        call.active = undefined;
+      }),
+    );
+  });
+}

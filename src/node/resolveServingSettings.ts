@@ -1,0 +1,120 @@
+import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from './DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
+import { CapacityError, RequestError } from '../core/errors.js';
+import type { ParseChatRequestConfig } from '../core/ParseChatRequestConfig.js';
+import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
+import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
+import type { ChatEndpointsConfig } from './createChatEndpoints.js';
+import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
+import { createSseTokens, type SseTokens } from './createSseTokens.js';
+
+/** What {@link resolveServingSettings} reads: the options the node serving core and the web handlers share. */
+export type ServingSettingsConfig = Pick<
+  ChatEndpointsConfig,
+  | 'apiKeys'
+  | 'bodyLimit'
+  | 'bodyTimeoutMs'
+  | 'queryLimit'
+  | 'writeStallTimeoutMs'
+  | 'maxLogFieldChars'
+  | 'secrets'
+  | 'tokenSecret'
+  | 'tokenTtlMs'
+  | 'requestLimits'
+  | 'requestPolicy'
+  | 'maxConcurrentPerClient'
+>;
+
+/** The serving options with their defaults applied, checked, and the per-endpoints state built from them. */
+export interface ServingSettings {
+  /** The accepted Bearer keys, empty ones dropped; empty: the endpoints are open. */
+  readonly keys: readonly string[];
+  /** The JSON body limit (default `'1mb'`). */
+  readonly bodyLimit: number | string;
+  /** The longest wait for a whole body, in ms (default 30000; `0`: none). */
+  readonly bodyTimeoutMs: number;
+  /** The longest `q` of `GET /chat/sse`, in characters (default 8192). */
+  readonly queryLimit: number;
+  /** The write stall deadline of a response's demand gate, in ms (default `DEFAULT_WRITE_STALL_TIMEOUT_MS`). */
+  readonly stallTimeoutMs: number;
+  /** The longest string field of a log entry (default 1024). */
+  readonly maxLogFieldChars: number;
+  /** What error messages and log entries redact: the keys, `secrets` and `tokenSecret`. */
+  readonly secrets: readonly string[];
+  /** What `parseChatRequest` checks: the resolved request limits and the checked request policy. */
+  readonly parseConfig: ParseChatRequestConfig;
+  /** The signer of `POST /chat/token`'s tokens; `undefined` without keys (no tokens then). */
+  readonly tokens: SseTokens | undefined;
+  /**
+   * Takes one of this client's places (`maxConcurrentPerClient`, default 32) until the returned release is called.
+   *
+   * @throws CapacityError `concurrency_limit` (429) when the client already has `maxConcurrentPerClient` running.
+   */
+  admit(client: string): () => void;
+  /**
+   * The client a `GET /chat/sse?token=…` token stands for.
+   *
+   * @throws RequestError `unauthorized` (401) for a forged, malformed or expired token (call only with `tokens`).
+   */
+  tokenClient(token: string): string;
+  /**
+   * The token signer, for `POST /chat/token`.
+   *
+   * @throws RequestError `invalid_request` (400) without keys: the endpoints are open and need no token.
+   */
+  requireTokens(): SseTokens;
+}
+
+/**
+ * Resolves the serving options once, for the node serving core (`createChatEndpoints`) and the web handlers
+ * (`createChatHandlers`): the defaults, the redacted secrets, the request limits and policy, the per-client limiter
+ * and the `EventSource` token signer — and the refusals built on them, so both answer with the same messages.
+ *
+ * A wrong option is refused here, when the endpoints are created, in this order: the request limits, the request
+ * policy, `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`.
+ *
+ * @param config - The endpoints' options.
+ * @returns The settings.
+ * @throws ConfigError naming the option to fix.
+ */
+export function resolveServingSettings(config: ServingSettingsConfig): ServingSettings {
+  const keys = (config.apiKeys ?? []).filter((key) => key !== '');
+  const secrets = [...keys, ...(config.secrets ?? []), ...(config.tokenSecret === undefined ? [] : [config.tokenSecret])];
+  const parseConfig = {
+    limits: resolveRequestLimits(config.requestLimits), // a wrong limit is a ConfigError now
+    ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
+  };
+  const maxPerClient = config.maxConcurrentPerClient ?? 32;
+  const limiter = createConcurrencyLimiter({ maxPerClient });
+  const tokenConfig = {
+    ...(config.tokenSecret === undefined ? {} : { secret: config.tokenSecret }),
+    ...(config.tokenTtlMs === undefined ? {} : { ttlMs: config.tokenTtlMs }),
+  };
+  const tokens = keys.length === 0 ? undefined : createSseTokens(tokenConfig);
+  return {
+    keys,
+    bodyLimit: config.bodyLimit ?? '1mb',
+    bodyTimeoutMs: config.bodyTimeoutMs ?? 30_000,
+    queryLimit: config.queryLimit ?? 8192,
+    stallTimeoutMs: config.writeStallTimeoutMs ?? DEFAULT_WRITE_STALL_TIMEOUT_MS,
+    maxLogFieldChars: config.maxLogFieldChars ?? 1024,
+    secrets,
+    parseConfig,
+    tokens,
+    admit(client) {
+      const release = limiter.tryAcquire(client);
+      if (release === undefined) {
+        throw new CapacityError('concurrency_limit', `this client already has ${maxPerClient} requests running; retry when one has ended`);
+      }
+      return release;
+    },
+    tokenClient(token) {
+      const client = tokens?.verify(token);
+      if (client === undefined) throw new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
+      return client;
+    },
+    requireTokens() {
+      if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
+      return tokens;
+    },
+  };
+}
