@@ -82,8 +82,11 @@ async function runOne(task: ChildTask, spec: WorkloadSpec): Promise<ChildReport>
   };
   const run = CONTESTANTS[task.contestant];
   try {
+    // No forced GC between runs (only once, before the baseline RSS): a full GC with every object of the last run
+    // dead also frees the hidden classes of its parsed JSON, so the next run deoptimizes every function optimized for
+    // them ("wrong map") and starts cold again — 100 deoptimizations in 9 runs of chatflux instead of 19, 16 instead
+    // of 7 for the floor. A service parsing streams all day keeps them; the bench measures that steady state.
     const once = async (): Promise<number> => {
-      gc();
       const start = performance.now();
       const outcome = await run(workload.chunks);
       const ms = performance.now() - start;

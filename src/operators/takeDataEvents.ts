@@ -1,6 +1,15 @@
 const LF = 10;
 const PREFIX = 'data: ';
 
+/** `text` has `data: ` at `at` (char codes: `startsWith` is several times slower on a two-byte string). */
+const isDataLine = (text: string, at: number): boolean =>
+  text.charCodeAt(at) === 100 && // d
+  text.charCodeAt(at + 1) === 97 && // a
+  text.charCodeAt(at + 2) === 116 && // t
+  text.charCodeAt(at + 3) === 97 && // a
+  text.charCodeAt(at + 4) === 58 && // :
+  text.charCodeAt(at + 5) === 32; // space
+
 /**
  * The fast path of `parseSse`: takes, from the start of `text` (which must begin at an event boundary and hold no CR),
  * the events that are one `data: ` line ended by a blank line — the shape every OpenAI-compatible provider sends —
@@ -22,7 +31,7 @@ export function takeDataEvents(text: string, from: number, onData: (data: string
   const length = text.length;
   let at = from;
   while (at < length) {
-    if (!text.startsWith(PREFIX, at)) return length - at < PREFIX.length && PREFIX.startsWith(text.slice(at)) ? -(at + 1) : at;
+    if (!isDataLine(text, at)) return length - at < PREFIX.length && PREFIX.startsWith(text.slice(at)) ? -(at + 1) : at;
     const end = text.indexOf('\n', at + PREFIX.length);
     if (end === -1 || end === length - 1) return -(at + 1); // the line or its blank line is still to come
     if (text.charCodeAt(end + 1) !== LF) return at; // a block of several lines
