@@ -144,7 +144,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   });
   // OpenAI's endpoint: the checks first (its wire depends on the body's `stream`), then the node core's wires.
   const completions: WebHandler = async (request) => {
-    const demand = createDemandGate();
+    const demand = createDemandGate({ stallTimeoutMs });
     let release: (() => void) | undefined;
     let chatRequest: ChatRequest;
     try {

@@ -22,6 +22,8 @@ const CHUNK = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk'
 
 let emulator: Emulator;
 let endless: Server;
+/** Per request to the endless upstream, when it closed (the gateway aborted it, or its client went). */
+const endlessRequests: Promise<void>[] = [];
 const clients: ChatClient[] = [];
 let web: HonoChat;
 let router: TestServer;
@@ -37,6 +39,7 @@ const pump = (res: ServerResponse): void => {
 beforeAll(async () => {
   emulator = await startEmulator({ dialect: 'deepseek', seed: 6 });
   endless = createServer((req, res) => {
+    endlessRequests.push(new Promise<void>((resolve) => res.once('close', resolve)));
     req.resume();
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     pump(res);
@@ -56,6 +59,7 @@ beforeAll(async () => {
   const forever = createChatHandlers({ ...options, client: a.forever, log: (entry) => webLogs.push(entry) });
   web = await startHonoChat({ ...options, client: a.normal, log: (entry) => webLogs.push(entry) }, (app) => {
     app.post('/endless/chat/stream', (c) => forever.stream(c.req.raw));
+    app.post('/endless/v1/chat/completions', (c) => forever.completions(c.req.raw));
   });
   const app = express();
   app.use('/endless', chatRouter({ ...options, client: b.forever, log: (entry) => routerLogs.push(entry) }));
@@ -160,5 +164,25 @@ describe('createChatHandlers: the log option', () => {
     const { chunks: _rc, bytes: _rb, ...rRest } = timeless(r);
     expect(wRest).toEqual(rRest);
     expect(Object.keys(w).sort()).toEqual(Object.keys(r).sort());
+  });
+
+  it('ends OpenAI’s streamed answer too for a client that never reads (the same write stall deadline)', async () => {
+    const body = JSON.stringify({ model: 'endless', stream: true, messages: [{ role: 'user', content: 'an endless one' }] });
+    const text = `POST /endless/v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const quiet = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const before = endlessRequests.length;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      void rawSocket(web.url, text, false);
+      await waitFor(() => endlessRequests.length > before, 5000);
+      // The deadline is 300 ms; 5 s is the margin. Without it the upstream request lives as long as the client's socket.
+      const aborted = endlessRequests[before]!.then(() => 'upstream released');
+      const open = new Promise((resolve) => (timer = setTimeout(() => resolve('still streaming'), 5000)));
+      expect(await Promise.race([aborted, open])).toBe('upstream released');
+    } finally {
+      clearTimeout(timer);
+      quiet.mockRestore();
+      for (const socket of sockets.splice(0)) socket.destroy();
+    }
   });
 });
