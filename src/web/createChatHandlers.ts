@@ -15,6 +15,7 @@ import { toChatRequestLog } from '../node/toChatRequestLog.js';
 import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
 import { usageOf } from '../node/usageOf.js';
+import type { WriteOutcome } from '../node/WriteOutcome.js';
 import { readRequestJson } from './readRequestJson.js';
 import { toResponse } from './toResponse.js';
 import type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
@@ -134,32 +135,42 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     response.headers.set('Cache-Control', 'no-store');
     return response;
   };
-  const responseConfig = (demand: ReturnType<typeof createDemandGate>, request: Request, onEnd: () => void) => ({
-    demand,
-    secrets,
-    requestSignal: request.signal,
-    ...(config.signal === undefined ? {} : { signal: config.signal }),
-    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
-    onEnd,
-  });
-  // OpenAI's endpoint: the checks first (its wire depends on the body's `stream`), then the node core's wires.
+  // OpenAI's endpoint: the checks first (its wire depends on the body's `stream`), then the node core's wires; logged
+  // as the node core logs it (endpoint /v1/chat/completions, the request's model and usage).
   const completions: WebHandler = async (request) => {
+    const started = performance.now();
     const demand = createDemandGate({ stallTimeoutMs });
     let release: (() => void) | undefined;
+    let model: string | undefined = undefined; // known once the body is read (absent from a refusal's entry)
+    let usage: Usage | undefined;
+    const responseConfig = {
+      demand,
+      secrets,
+      requestSignal: request.signal,
+      ...(config.signal === undefined ? {} : { signal: config.signal }),
+      ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+      ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
+      onEnd: (outcome: WriteOutcome) => {
+        release?.();
+        const endpoint = CHAT_WIRES.openai.endpoint;
+        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, secrets, maxLogFieldChars }));
+      },
+    };
     let chatRequest: ChatRequest;
     try {
       authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
       release = settings.admit(clientKey(request));
       chatRequest = assertOneChoice(await readPost(request));
     } catch (error) {
-      return toResponse(throwError(() => error), 'openai', responseConfig(demand, request, () => release?.()));
+      return toResponse(throwError(() => error), 'openai', responseConfig);
     }
+    model = chatRequest.model ?? client.model;
     const wire = chatRequest.stream === true ? 'openai-sse' : 'openai';
     const answer = defer(() => {
       VALIDATED_CHAT_REQUESTS.add(chatRequest);
       return CHAT_WIRES[wire].call(client, chatRequest, { demand });
     });
-    return toResponse(answer, wire, responseConfig(demand, request, () => release?.()));
+    return toResponse(answer, wire, responseConfig);
   };
   const models: WebHandler = (request) => {
     const list = defer(() => {

@@ -57,7 +57,9 @@ beforeAll(async () => {
   const a = config();
   const b = config();
   const forever = createChatHandlers({ ...options, client: a.forever, log: (entry) => webLogs.push(entry) });
+  const normal = createChatHandlers({ ...options, client: a.normal, log: (entry) => webLogs.push(entry) });
   web = await startHonoChat({ ...options, client: a.normal, log: (entry) => webLogs.push(entry) }, (app) => {
+    app.post('/v1/chat/completions', (c) => normal.completions(c.req.raw));
     app.post('/endless/chat/stream', (c) => forever.stream(c.req.raw));
     app.post('/endless/v1/chat/completions', (c) => forever.completions(c.req.raw));
   });
@@ -141,6 +143,26 @@ describe('createChatHandlers: the log option', () => {
     const [w, r] = await bothLog(send);
     expect(w.result).toBe('failed');
     expect(w.error?.code).toBeDefined();
+    expect(timeless(w)).toEqual(timeless(r));
+  });
+
+  it.each([
+    ['streamed', true],
+    ['whole', false],
+  ])('writes the router’s entry for OpenAI’s endpoint, %s (model, usage)', async (_name, stream) => {
+    // A streamed answer carries its usage when the client asks for it (OpenAI's `stream_options.include_usage`).
+    const body = { model: 'deepseek-chat', stream, ...(stream ? { stream_options: { include_usage: true } } : {}), messages: [{ role: 'user', content: 'log me' }] };
+    const [w, r] = await bothLog((base) => rawRequest(`${base}/v1/chat/completions`, { body, headers: AUTH }));
+    expect(w).toMatchObject({ endpoint: '/v1/chat/completions', method: 'POST', status: 200, result: 'completed', model: 'deepseek-chat' });
+    expect(w.usage).toBeDefined();
+    expect(timeless(w)).toEqual(timeless(r));
+    expect(Object.keys(w).sort()).toEqual(Object.keys(r).sort());
+  });
+
+  it('writes the router’s entry for a refusal at OpenAI’s endpoint (n > 1: 400)', async () => {
+    const body = { model: 'deepseek-chat', n: 2, messages: [{ role: 'user', content: 'two' }] };
+    const [w, r] = await bothLog((base) => rawRequest(`${base}/v1/chat/completions`, { body, headers: AUTH }));
+    expect(w).toMatchObject({ endpoint: '/v1/chat/completions', status: 400, result: 'failed' });
     expect(timeless(w)).toEqual(timeless(r));
   });
 
