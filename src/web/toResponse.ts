@@ -54,36 +54,25 @@ export function toResponse<T>(
   return new Promise<Response>((resolve) => {
     let bytes = 0;
     let lastWrite = performance.now();
-    let body: ReadableStreamDefaultController<Uint8Array> | undefined;
-    let early: Uint8Array[] = []; // chunks written before the stream's start ran
+    let body: ReadableStreamDefaultController<Uint8Array> | undefined; // set by commit: a stream's start() runs at once
 
     const resume = (): void => demand?.resume();
     const respond = (status: number, content: BodyInit | null, headers: Record<string, string>): void =>
       resolve(new Response(content, { status, headers }));
+    // The writer writes only after its commit, which made the body: `body` is set whenever this runs.
     const enqueue = (text: string): void => {
-      if (text === '') return;
+      if (text === '' || body === undefined) return;
       const chunk = encoder.encode(text);
       bytes += chunk.byteLength;
       lastWrite = performance.now();
-      if (body === undefined) return void early.push(chunk);
       body.enqueue(chunk);
       if ((body.desiredSize ?? 1) <= 0 && demand?.isOpen === true) demand.pause();
-    };
-    const close = (): void => {
-      if (body === undefined)
-        early.push(new Uint8Array(0)); // marks the end for start()
-      else body.close();
     };
     const sink: ResponseSink = {
       commit(headers) {
         const stream = new ReadableStream<Uint8Array>(
           {
             start(controller) {
-              for (const chunk of early) {
-                if (chunk.byteLength === 0) controller.close();
-                else controller.enqueue(chunk);
-              }
-              early = [];
               body = controller;
             },
             pull: () => resume(),
@@ -96,7 +85,7 @@ export function toResponse<T>(
       write: enqueue,
       end(text) {
         enqueue(text);
-        close();
+        body?.close();
       },
       respond(status, headers, text) {
         const encoded = encoder.encode(text);
