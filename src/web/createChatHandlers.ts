@@ -1,4 +1,4 @@
-import { defer, Observable, of, throwError } from 'rxjs';
+import { defer, Observable, of } from 'rxjs';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
@@ -15,7 +15,6 @@ import { toChatRequestLog } from '../node/toChatRequestLog.js';
 import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
 import { usageOf } from '../node/usageOf.js';
-import type { WriteOutcome } from '../node/WriteOutcome.js';
 import { readRequestJson } from './readRequestJson.js';
 import { toResponse } from './toResponse.js';
 import type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
@@ -89,17 +88,26 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
   };
 
-  const handler = (wire: ChatWireFormat): WebHandler => (request) => {
-    const started = performance.now();
+  /**
+   * Serves one request on `wire` and logs it: `read` checks it and resolves with the valid request (or rejects with
+   * the refusal to send), calling `admit` with its client once its key is accepted. `started`: when the request came;
+   * `release`: the admission of a request checked before (OpenAI's endpoint reads its body before it knows its wire).
+   */
+  const serve = (
+    wire: ChatWireFormat,
+    request: Request,
+    read: (admit: (client: string) => void) => Promise<ChatRequest> | ChatRequest,
+    started = performance.now(),
+    release?: () => void,
+  ): Promise<Response> => {
     const { call, endpoint } = CHAT_WIRES[wire];
     const demand = createDemandGate({ stallTimeoutMs });
-    let release: (() => void) | undefined;
     let model: string | undefined;
     let usage: Usage | undefined;
+    const admit = (client: string): void => void (release = settings.admit(client));
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
-        release = settings.admit(authorize(request, wire));
-        const chatRequest = wire === 'sse' && request.method === 'GET' ? readQuery(request) : await readPost(request);
+        const chatRequest = await read(admit);
         if (subscriber.closed) return;
         model = chatRequest.model ?? client.model;
         VALIDATED_CHAT_REQUESTS.add(chatRequest);
@@ -107,12 +115,11 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       };
       answer().catch((error: unknown) => subscriber.error(error));
     });
-    const signals = [config.signal].filter((signal) => signal !== undefined);
     return toResponse(source, wire, {
       demand,
       secrets,
       requestSignal: request.signal,
-      ...(signals.length === 0 ? {} : { signal: signals[0] }),
+      ...(config.signal === undefined ? {} : { signal: config.signal }),
       ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
       ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
       onEnd: (outcome) => {
@@ -121,6 +128,13 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       },
     });
   };
+  const handler =
+    (wire: ChatWireFormat): WebHandler =>
+    (request) =>
+      serve(wire, request, async (admit) => {
+        admit(authorize(request, wire));
+        return wire === 'sse' && request.method === 'GET' ? readQuery(request) : readPost(request);
+      });
   const token: WebHandler = async (request) => {
     const answer = defer(() => {
       const signer = settings.requireTokens();
@@ -139,38 +153,16 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   // as the node core logs it (endpoint /v1/chat/completions, the request's model and usage).
   const completions: WebHandler = async (request) => {
     const started = performance.now();
-    const demand = createDemandGate({ stallTimeoutMs });
     let release: (() => void) | undefined;
-    let model: string | undefined = undefined; // known once the body is read (absent from a refusal's entry)
-    let usage: Usage | undefined;
-    const responseConfig = {
-      demand,
-      secrets,
-      requestSignal: request.signal,
-      ...(config.signal === undefined ? {} : { signal: config.signal }),
-      ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
-      ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
-      onEnd: (outcome: WriteOutcome) => {
-        release?.();
-        const endpoint = CHAT_WIRES.openai.endpoint;
-        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, secrets, maxLogFieldChars }));
-      },
-    };
     let chatRequest: ChatRequest;
     try {
       authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
       release = settings.admit(clientKey(request));
       chatRequest = assertOneChoice(await readPost(request));
     } catch (error) {
-      return toResponse(throwError(() => error), 'openai', responseConfig);
+      return serve('openai', request, () => Promise.reject(error), started, release); // the refusal: no model logged
     }
-    model = chatRequest.model ?? client.model;
-    const wire = chatRequest.stream === true ? 'openai-sse' : 'openai';
-    const answer = defer(() => {
-      VALIDATED_CHAT_REQUESTS.add(chatRequest);
-      return CHAT_WIRES[wire].call(client, chatRequest, { demand });
-    });
-    return toResponse(answer, wire, responseConfig);
+    return serve(chatRequest.stream === true ? 'openai-sse' : 'openai', request, () => chatRequest, started, release);
   };
   const models: WebHandler = (request) => {
     const list = defer(() => {
