@@ -125,9 +125,8 @@ export function writeResponse<T>(
         res.end(encodeCounted(last));
       },
       respond(status, headers, text) {
-        const length = Buffer.byteLength(text);
-        bytes += length;
-        res.writeHead(status, { ...headers, 'Content-Length': length }).end(text);
+        const encoded = encodeCounted(text); // as write: encoded once, not counted and then encoded again by end()
+        res.writeHead(status, { ...headers, 'Content-Length': encoded.length }).end(encoded);
       },
       release() {
         // Written already by end(); else the client is gone and the frames are dropped (but counted).

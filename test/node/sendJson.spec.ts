@@ -24,6 +24,9 @@ describe('sendJson', () => {
     expectSuccessHeaders(res, '/chat/json');
     expect(res.body).toBe(JSON.stringify(OUTPUT));
     expect(outcomes).toEqual([expect.objectContaining({ result: 'completed', status: 200, committed: true, values: 1 })]);
+    // counted as sent: UTF-8 bytes (CJK, emoji), the Content-Length
+    expect(outcomes[0]!.bytes).toBe(Buffer.byteLength(JSON.stringify(OUTPUT)));
+    expect(res.headers['content-length']).toBe(String(outcomes[0]!.bytes));
   });
 
   it.each([
