@@ -18,7 +18,7 @@ import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { openAiModelList } from './openAiModelList.js';
 import { sendJson } from './sendJson.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
-import { assertOneChoice } from './assertOneChoice.js';
+import { assertCompletionsRequest } from './assertCompletionsRequest.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { readChatQuery } from './readChatQuery.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
@@ -133,7 +133,7 @@ export interface ChatEndpoints {
    */
   query(req: IncomingMessage, res: ServerResponse, q: unknown): Promise<WriteOutcome>;
   /**
-   * Serves OpenAI's `POST /v1/chat/completions`: the checks of `post` (401, 429, 415, 413, 400, and 400 for `n` > 1),
+   * Serves OpenAI's `POST /v1/chat/completions`: the checks of `post` (401, 429, 415, 413, 400, and 400 for `n` > 1 or a `stream` / `stream_options` of the wrong type),
    * then `"stream": true` is served on the `openai-sse` wire (`chat.completion.chunk`s, `data: [DONE]`), anything
    * else on the `openai` wire (one `chat.completion`); every refusal is OpenAI's error body with its status.
    *
@@ -295,7 +295,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       // error body) is served by the wire's writer, as `post` serves it.
       const checked = (async () => {
         if (shutdown?.isDraining === true) throw new ShutdownError();
-        return assertOneChoice(await readPost(req, res, platform));
+        return assertCompletionsRequest(await readPost(req, res, platform));
       })();
       const written = checked.then(
         (request) => serve(request.stream === true ? 'openai-sse' : 'openai', req, res, () => request, started, false),

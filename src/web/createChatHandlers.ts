@@ -4,7 +4,7 @@ import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
-import { assertOneChoice } from '../node/assertOneChoice.js';
+import { assertCompletionsRequest } from '../node/assertCompletionsRequest.js';
 import { authorizeBearer } from '../node/authorizeBearer.js';
 import { bearerClientKey } from '../node/bearerClientKey.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
@@ -158,7 +158,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     try {
       authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
       release = settings.admit(clientKey(request));
-      chatRequest = assertOneChoice(await readPost(request));
+      chatRequest = assertCompletionsRequest(await readPost(request));
     } catch (error) {
       return serve('openai', request, () => Promise.reject(error), started, release); // the refusal: no model logged
     }

@@ -84,6 +84,31 @@ describe('/v1 through every adapter', () => {
     expect(JSON.parse(models!.text)).toEqual({ object: 'list', data: [{ id: 'deepseek-chat', object: 'model', created: 0, owned_by: 'openai-compatible' }] });
   });
 
+  it('refuse each bad body with 400 in OpenAI\'s error format, the same bytes on every adapter; the upstream is not called', async () => {
+    const bad: Array<[string, unknown]> = [
+      ['stream_options an array', { ...ask, stream: true, stream_options: [true] }],
+      ['stream_options not an object', { ...ask, stream: true, stream_options: 'usage please' }],
+      ['include_usage not a boolean', { ...ask, stream: true, stream_options: { include_usage: 'yes' } }],
+      ['stream not a boolean', { ...ask, stream: 'yes' }],
+      ['n of 2, streamed', { ...ask, stream: true, n: 2 }],
+      ['n not a number', { ...ask, n: 'two' }],
+      ['no messages', { model: 'deepseek-chat' }],
+      ['an array body', [ask]],
+      ['a JSON string body', '"hello"'],
+      ['an empty body', ''],
+    ];
+    const before = emulator.requests.at(-1); // the latest request the upstream saw
+    const results = new Map<string, unknown[]>();
+    for (const target of targets) results.set(target.name, await Promise.all(bad.map(([, body]) => post(target.url, body))));
+    const [first, ...others] = [...results.values()];
+    for (const other of others) expect(other).toEqual(first);
+    (first as Array<{ status: number; type: string; text: string }>).forEach((refusal, i) => {
+      expect([bad[i]![0], refusal.status, refusal.type]).toEqual([bad[i]![0], 400, 'application/json']);
+      expect(JSON.parse(refusal.text)).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: expect.any(String) } });
+    });
+    expect(emulator.requests.at(-1)).toBe(before);
+  });
+
   it('the openai SDK reads each', async () => {
     for (const target of targets) {
       const openai = new OpenAI({ baseURL: `${target.url}/v1`, apiKey: KEY, maxRetries: 0 });
