@@ -42,6 +42,23 @@ describe('POST /chat/token', () => {
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'unauthorized', type: 'authentication_error' } });
   });
 
+  it('refuses a wrong key (401), and its token is no key anywhere but GET /chat/sse (401 in each endpoint\'s format)', async () => {
+    const url = await serve();
+    const wrong = await rawRequest(`${url}/chat/token`, { method: 'POST', headers: { Authorization: 'Bearer not-the-key' } });
+    expect(wrong.status).toBe(401);
+    expect(JSON.parse(wrong.body)).toMatchObject({ error: { code: 'unauthorized', type: 'authentication_error' } });
+    const { token } = await getToken(url);
+    const body = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] });
+    const json = { 'Content-Type': 'application/json' };
+    for (const path of ['/chat/sse', '/chat/json']) {
+      const res = await rawRequest(`${url}${path}?token=${encodeURIComponent(token)}`, { method: 'POST', headers: json, body });
+      expect([path, res.status, res.headers['www-authenticate']]).toEqual([path, 401, 'Bearer']);
+    }
+    const asBearer = await rawRequest(`${url}/chat/sse?q=${Q}`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(asBearer.status).toBe(401); // a token is not a key
+    expect(asBearer.body).toContain('"code":"unauthorized"');
+  });
+
   it('answers a short-lived token that GET /chat/sse takes in place of the Authorization header', async () => {
     const url = await serve();
     const before = Date.now();
