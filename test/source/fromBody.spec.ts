@@ -1,5 +1,5 @@
 import { PassThrough, Readable } from 'node:stream';
-import { lastValueFrom, take, toArray } from 'rxjs';
+import { lastValueFrom, map, take, toArray } from 'rxjs';
 import { Agent, request } from 'undici';
 import { isAbortedError, isNetworkError } from '../../src/core/errors';
 import { createDemandGate } from '../../src/core/createDemandGate';
@@ -184,6 +184,68 @@ describe('fromBody', () => {
     afterEach(async () => {
       await agent.close();
       await server.close();
+    });
+
+    it('reads a body sent in pieces with pauses (each read waits for the next piece), then ends; one listener set per body', async () => {
+      const pieces = ['data: a', '\n\n', 'data: 你', '好\n\n', 'data: [DONE]\n\n'];
+      server = await startServer(async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const piece of pieces) {
+          res.write(piece);
+          await delay(15);
+        }
+        res.end();
+      });
+      agent = new Agent();
+      const response = await request(server.url, { dispatcher: agent });
+      const readable: number[] = [];
+      const chunks = await lastValueFrom(
+        fromBody(response.body).pipe(
+          map((chunk) => (readable.push(response.body.listenerCount('readable')), chunk)),
+          toArray(),
+        ),
+      );
+      expect(text(chunks)).toBe(pieces.join(''));
+      expect(chunks.length).toBeGreaterThan(1); // read as it came, not at the end
+      expect(Math.max(...readable)).toBe(1);
+    });
+
+    it('a connection cut mid-body errors with a NetworkError (not a clean end)', async () => {
+      server = await startServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': '1000' });
+        res.write('data: partial\n\n');
+        setTimeout(() => req.socket.destroy(), 20);
+      });
+      agent = new Agent();
+      const response = await request(server.url, { dispatcher: agent });
+      const got: string[] = [];
+      const error = await lastValueFrom(fromBody(response.body).pipe(map((chunk) => got.push(text([chunk]))))).catch(
+        (caught: unknown) => caught,
+      );
+      expect(got.join('')).toBe('data: partial\n\n');
+      expect(isNetworkError(error)).toBe(true);
+    });
+
+    it('an abort while a read waits on the socket errors with an AbortedError and closes the connection', async () => {
+      let closed: Promise<void> | undefined;
+      server = await startServer((req, res) => {
+        closed = new Promise((resolve) => req.socket.once('close', () => resolve()));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n'); // then idle
+      });
+      agent = new Agent();
+      const response = await request(server.url, { dispatcher: agent });
+      const controller = new AbortController();
+      const got: string[] = [];
+      const seen = lastValueFrom(fromBody(response.body, { signal: controller.signal }).pipe(map((chunk) => got.push(text([chunk]))))).catch(
+        (caught: unknown) => caught,
+      );
+      await delay(20); // the first piece read, the next read parked
+      controller.abort();
+      expect(isAbortedError(await seen)).toBe(true);
+      expect(got).toEqual(['data: first\n\n']);
+      await closed;
+      expect(response.body.destroyed).toBe(true);
     });
 
     it('unsubscribing from an idle body closes the connection promptly', async () => {
