@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, streamText, tool, type ToolSet } from 'ai';
-import { GATEWAY_KEY, OPENAI_CASES, startOpenAiGateway, WEATHER_TOOL, type OpenAiGateway, type Reference } from '../helpers/openAiGateway';
+import { GATEWAY_KEY, OPENAI_CASES, WEATHER_TOOL, type OpenAiGateway, type Reference } from '../helpers/openAiGateway';
+import { useOpenAiGateway } from '../helpers/useOpenAiGateway';
 
 /**
  * The AI SDK's OpenAI-compatible provider (`ai` + `@ai-sdk/openai-compatible`) against `POST /v1/chat/completions`
@@ -39,14 +40,12 @@ const expected = (reference: Reference) => ({
 
 describe('POST /v1/chat/completions with the AI SDK (openai-compatible provider)', () => {
   describe.each(OPENAI_CASES.filter((c) => !c.model.includes('#refusal')))('$name', ({ dialect, model, tools: withTools, prompt }) => {
-    let gateway: OpenAiGateway;
+    const gateway = useOpenAiGateway(dialect, model);
     let reference: Reference;
 
     beforeAll(async () => {
-      gateway = await startOpenAiGateway(dialect, model);
       reference = await gateway.reference({ model, messages: [{ role: 'user', content: prompt }], ...(withTools ? { tools: [WEATHER_TOOL] } : {}) });
     });
-    afterAll(async () => gateway.close());
 
     it('streamText: text, reasoning, tool calls and usage equal /chat/json’s', async () => {
       const errors: unknown[] = [];
@@ -65,12 +64,7 @@ describe('POST /v1/chat/completions with the AI SDK (openai-compatible provider)
   });
 
   describe('faults', () => {
-    let gateway: OpenAiGateway;
-    beforeAll(async () => {
-      gateway = await startOpenAiGateway('deepseek', 'deepseek-chat');
-    });
-    afterAll(async () => gateway.close());
-    afterEach(() => gateway.emulator.setScenario());
+    const gateway = useOpenAiGateway('deepseek', 'deepseek-chat');
     const prompt = 'tell me a story';
 
     it.each(['eof-after=3', 'no-done;eof-after=3', 'pace=10;reset-after=3'])('a cut upstream (%s) is an error part, and generateText rejects', async (scenario) => {

@@ -1,6 +1,7 @@
 import { ChatOpenAI } from '@langchain/openai';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import { GATEWAY_KEY, OPENAI_CASES, startOpenAiGateway, WEATHER_TOOL, type OpenAiGateway, type Reference } from '../helpers/openAiGateway';
+import { GATEWAY_KEY, OPENAI_CASES, WEATHER_TOOL, type OpenAiGateway, type Reference } from '../helpers/openAiGateway';
+import { useOpenAiGateway } from '../helpers/useOpenAiGateway';
 
 /**
  * LangChain's `ChatOpenAI` (`@langchain/openai`) against `POST /v1/chat/completions` in front of each emulator
@@ -27,15 +28,13 @@ const expected = (reference: Reference): Omit<Reference, 'finishReason' | 'refus
 
 describe('POST /v1/chat/completions with LangChain ChatOpenAI', () => {
   describe.each(OPENAI_CASES.filter((c) => !c.model.includes('#refusal')))('$name', ({ dialect, model, tools, prompt }) => {
-    let gateway: OpenAiGateway;
+    const gateway = useOpenAiGateway(dialect, model);
     let reference: Reference;
     const messages = [{ role: 'user', content: prompt }];
 
     beforeAll(async () => {
-      gateway = await startOpenAiGateway(dialect, model);
       reference = await gateway.reference({ model, messages, ...(tools ? { tools: [WEATHER_TOOL] } : {}) });
     });
-    afterAll(async () => gateway.close());
 
     const chat = (): ReturnType<ChatOpenAI['bindTools']> | ChatOpenAI => {
       const base = modelFor(gateway, model);
@@ -57,12 +56,7 @@ describe('POST /v1/chat/completions with LangChain ChatOpenAI', () => {
   });
 
   describe('faults', () => {
-    let gateway: OpenAiGateway;
-    beforeAll(async () => {
-      gateway = await startOpenAiGateway('moonshot', 'kimi-k2-0905-preview');
-    });
-    afterAll(async () => gateway.close());
-    afterEach(() => gateway.emulator.setScenario());
+    const gateway = useOpenAiGateway('moonshot', 'kimi-k2-0905-preview');
     const messages = [{ role: 'user', content: 'tell me a story' }];
 
     it.each(['eof-after=3', 'no-done;eof-after=3', 'error-event-at=3'])('a cut upstream (%s) reaches stream() and invoke() as an error', async (scenario) => {

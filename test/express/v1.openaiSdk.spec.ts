@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { GATEWAY_KEY, OPENAI_CASES, startOpenAiGateway, WEATHER_TOOL, type OpenAiGateway, type Reference } from '../helpers/openAiGateway';
+import { GATEWAY_KEY, OPENAI_CASES, WEATHER_TOOL, type Reference } from '../helpers/openAiGateway';
+import { useOpenAiGateway } from '../helpers/useOpenAiGateway';
 
 /**
  * The official `openai` SDK against `POST /v1/chat/completions` in front of each emulator dialect: raw stream
@@ -41,17 +42,15 @@ const collect = (chunks: ChatCompletionChunk[]): Reference => {
 
 describe('POST /v1/chat/completions with the openai SDK', () => {
   describe.each(OPENAI_CASES)('$name', ({ dialect, model, tools, prompt }) => {
-    let gateway: OpenAiGateway;
+    const gateway = useOpenAiGateway(dialect, model);
     let openai: OpenAI;
     const body = { model, messages: [{ role: 'user' as const, content: prompt }], ...(tools ? { tools: [WEATHER_TOOL] } : {}) };
     let reference: Reference;
 
     beforeAll(async () => {
-      gateway = await startOpenAiGateway(dialect, model);
       openai = new OpenAI({ baseURL: gateway.baseURL, apiKey: GATEWAY_KEY, maxRetries: 0, timeout: 5000 });
       reference = await gateway.reference(body);
     });
-    afterAll(async () => gateway.close());
 
     it('raw stream iteration gives /chat/json’s answer, the usage chunk last, then [DONE]', async () => {
       const stream = await openai.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } });
@@ -98,14 +97,11 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
   });
 
   describe('faults', () => {
-    let gateway: OpenAiGateway;
+    const gateway = useOpenAiGateway('deepseek', 'deepseek-chat');
     let openai: OpenAI;
     beforeAll(async () => {
-      gateway = await startOpenAiGateway('deepseek', 'deepseek-chat');
       openai = new OpenAI({ baseURL: gateway.baseURL, apiKey: GATEWAY_KEY, maxRetries: 0, timeout: 5000 });
     });
-    afterAll(async () => gateway.close());
-    afterEach(() => gateway.emulator.setScenario());
     const ask = { model: 'deepseek-chat', messages: [{ role: 'user' as const, content: 'tell me a story' }] };
 
     it.each(['eof-after=3', 'pace=10;reset-after=3', 'error-payload-at=3', 'no-done;eof-after=3'])('a cut upstream (%s) reaches raw iteration as an error', async (scenario) => {

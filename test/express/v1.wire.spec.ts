@@ -1,4 +1,5 @@
-import { GATEWAY_KEY, startOpenAiGateway, type OpenAiGateway } from '../helpers/openAiGateway';
+import { GATEWAY_KEY } from '../helpers/openAiGateway';
+import { useOpenAiGateway } from '../helpers/useOpenAiGateway';
 
 /**
  * The bytes of `POST /v1/chat/completions` (router in front of the emulator, heartbeat 100 ms): keep-alive comments
@@ -6,12 +7,7 @@ import { GATEWAY_KEY, startOpenAiGateway, type OpenAiGateway } from '../helpers/
  * `[DONE]`), and OpenAI's error body with the status (and `Retry-After`) before the first byte.
  */
 describe('POST /v1/chat/completions on the wire', () => {
-  let gateway: OpenAiGateway;
-  beforeAll(async () => {
-    gateway = await startOpenAiGateway('deepseek', 'deepseek-chat');
-  });
-  afterAll(async () => gateway.close());
-  afterEach(() => gateway.emulator.setScenario());
+  const gateway = useOpenAiGateway('deepseek', 'deepseek-chat');
 
   const send = async (body: Record<string, unknown>) => {
     const res = await fetch(`${gateway.url}/v1/chat/completions`, {
