@@ -9,7 +9,8 @@ import type { ChatfluxModuleConfig } from '../../src/nestjs/chatflux.interfaces.
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import { fetchSseToken } from '../helpers/fetchSseToken.js';
 import { holdSseStream } from '../helpers/holdSseStream.js';
-import { rawRequest, type RawResponse } from '../helpers/rawRequest.js';
+import { rawRequest } from '../helpers/rawRequest.js';
+import { visibleResponse as visible } from '../helpers/visibleResponse.js';
 import { startExpressRouter, startNestApp } from './startNestApp.js';
 
 const KEY = 'nest-token-suite-key-0123456789a';
@@ -40,14 +41,6 @@ const serve = async (config: Partial<ChatfluxModuleConfig> = {}): Promise<{ nest
   closers.push(() => router.close());
   return { nest: nest.url, router: router.url };
 };
-
-const visible = (res: RawResponse): unknown => ({
-  status: res.status,
-  type: res.headers['content-type'],
-  cache: res.headers['cache-control'],
-  auth: res.headers['www-authenticate'],
-  body: res.body,
-});
 
 const getToken = (url: string): Promise<{ token: string; expiresAt: string }> => fetchSseToken(url, KEY);
 

@@ -7,7 +7,8 @@ import type { WebChatHandlersConfig } from '../../src/web/WebChatHandlersConfig'
 import { fetchSseToken } from '../helpers/fetchSseToken';
 import { forgedSseTokens } from '../helpers/forgedSseTokens';
 import { holdSseStream } from '../helpers/holdSseStream';
-import { rawRequest, type RawResponse } from '../helpers/rawRequest';
+import { rawRequest } from '../helpers/rawRequest';
+import { visibleResponse as visible } from '../helpers/visibleResponse';
 import { startExpressChat } from '../helpers/startExpressChat';
 import type { TestServer } from '../helpers/startServer';
 import { useEmulatedClient } from '../helpers/useEmulatedClient';
@@ -35,16 +36,6 @@ const serve = async (config: Partial<Omit<WebChatHandlersConfig, 'clientKey'>> =
   router = await startExpressChat(options);
   return { web: web.url, router: router.url };
 };
-
-/** What both adapters must agree on: status, the headers the client sees, the body. */
-const visible = (res: RawResponse): unknown => ({
-  status: res.status,
-  type: res.headers['content-type'],
-  cache: res.headers['cache-control'],
-  auth: res.headers['www-authenticate'],
-  retry: res.headers['retry-after'],
-  body: res.body,
-});
 
 const getToken = (url: string): Promise<{ token: string; expiresAt: string }> => fetchSseToken(url, KEY);
 
