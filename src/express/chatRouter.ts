@@ -72,7 +72,7 @@ export function chatRouter(config: ChatRouterConfig): ChatRouter {
   router.get(CHAT_WIRES.sse.endpoint, (req: Request, res: Response) => void endpoints.query(req, res, req.query['q']));
   router.post(CHAT_WIRES.openai.endpoint, (req: Request, res: Response) => void endpoints.completions(req, res));
   router.get('/v1/models', (req: Request, res: Response) => void endpoints.models(req, res));
-  if ((config.apiKeys ?? []).some((key) => key !== '')) {
+  if (endpoints.servesTokens) {
     router.post('/chat/token', (req: Request, res: Response) => void endpoints.token(req, res));
   }
   const errorHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {

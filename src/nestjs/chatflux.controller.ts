@@ -33,7 +33,6 @@ export function createChatController(prefix: string): Type<unknown> {
   @Controller(prefix)
   class ChatfluxController {
     private readonly endpoints: ChatEndpoints;
-    private readonly tokensServed: boolean;
 
     constructor(
       @Inject(CHATFLUX_CLIENT) client: ChatClient,
@@ -48,7 +47,6 @@ export function createChatController(prefix: string): Type<unknown> {
         ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs },
         ...{ tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars },
       });
-      this.tokensServed = (apiKeys ?? []).some((key) => key !== '');
     }
 
     @Post('chat/json')
@@ -82,7 +80,7 @@ export function createChatController(prefix: string): Type<unknown> {
     @Post('chat/token')
     @HttpCode(200)
     token(@Req() request: unknown, @Res() response: unknown): Promise<WriteOutcome> {
-      if (!this.tokensServed) throw new NotFoundException(); // the endpoints are open: no token to give, as the router
+      if (!this.endpoints.servesTokens) throw new NotFoundException(); // the endpoints are open: no token to give, as the router
       return this.endpoints.token(nodeRequest(request).req, rawResponse(response));
     }
 

@@ -163,6 +163,11 @@ export interface ChatEndpoints {
    * @returns The writer's outcome (never rejects).
    */
   token(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
+  /**
+   * Whether `token` has tokens to give (`apiKeys` are configured): the adapters route `POST /chat/token` only then
+   * (404 otherwise; the endpoints are open and `GET /chat/sse` needs no token).
+   */
+  readonly servesTokens: boolean;
 }
 
 /**
@@ -332,5 +337,6 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       void written.then(() => closeUnreadRequest(req));
       return shutdown === undefined ? written : shutdown.track(written);
     },
+    servesTokens: tokens !== undefined,
   };
 }
