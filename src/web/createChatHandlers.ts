@@ -37,7 +37,7 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  * 1. Each request gets its own demand gate, shared by the client (the upstream read) and the body (the client's pulls).
  * 2. The client going away (the body cancelled, or `request.signal` aborted) unsubscribes: the upstream is aborted.
  * 3. A body not complete within `bodyTimeoutMs` (30 s) gets 408 `request_timeout`.
- * 4. `sse` serves `GET ?q=` too (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
+ * 4. `sse` serves `GET ?q=` too, and `HEAD` of it with GET's checks, status and headers (the upstream not called) (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
  *    without `q` the `demoRequest`).
  * 5. `token` serves `POST /chat/token` as the node core does: behind the key (401), `{ token, expiresAt }` with
  *    `Cache-Control: no-store`, a short-lived signed token (`tokenTtlMs`) that `sse`'s `GET ?token=…` takes in place
@@ -61,10 +61,13 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   const settings = resolveServingSettings(config);
   const { keys, bodyLimit, bodyTimeoutMs, queryLimit, stallTimeoutMs, maxLogFieldChars, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((request: Request) => defaultClientKey(request, keys.length > 0));
+  /** `GET /chat/sse?q=…`, or `HEAD` of it (its checks, status and headers; the upstream is not called). */
+  const isQuery = (request: Request, wire: ChatWireFormat): boolean =>
+    wire === 'sse' && (request.method === 'GET' || request.method === 'HEAD');
   /** Who the request is, after its key or its `GET /chat/sse` token is checked (401 otherwise). */
   const authorize = (request: Request, wire: ChatWireFormat): string => {
     const authorization = request.headers.get('authorization') ?? undefined;
-    const token = wire === 'sse' && request.method === 'GET' ? tokenParameter(request.url) : undefined;
+    const token = isQuery(request, wire) ? tokenParameter(request.url) : undefined;
     if (tokens === undefined || token === undefined || authorization !== undefined) {
       authorizeBearer(authorization, keys);
       return clientKey(request);
@@ -110,6 +113,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
         const chatRequest = await read(admit);
         if (subscriber.closed) return;
         model = chatRequest.model ?? client.model;
+        if (request.method === 'HEAD') return subscriber.complete(); // GET's status and headers, as the node core
         VALIDATED_CHAT_REQUESTS.add(chatRequest);
         subscriber.add(call(client, chatRequest, { demand }).subscribe(subscriber));
       };
@@ -133,7 +137,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     (request) =>
       serve(wire, request, async (admit) => {
         admit(authorize(request, wire));
-        return wire === 'sse' && request.method === 'GET' ? readQuery(request) : readPost(request);
+        return isQuery(request, wire) ? readQuery(request) : readPost(request);
       });
   const token: WebHandler = async (request) => {
     const answer = defer(() => {

@@ -94,6 +94,25 @@ describe('createChatHandlers: POST /chat/token and GET /chat/sse?token=', () => 
     await long.end();
   });
 
+  it('answers HEAD /chat/sse?q= as the router: GET\'s checks, status and headers, no body, the upstream not called', async () => {
+    const urls = await serve();
+    const tokens = new Map(await Promise.all([urls.web, urls.router].map(async (url) => [url, (await getToken(url)).token] as const)));
+    const before = upstream.emulator.requests.at(-1);
+    for (const [path, headers, status] of [
+      [`/chat/sse?q=${Q}`, AUTH, 200],
+      [`/chat/sse?q=${Q}`, {}, 401],
+      [`/chat/sse?q=${Q}&token=TOKEN`, {}, 200],
+      [`/chat/sse?q=%7B`, AUTH, 400],
+    ] as const) {
+      const at = (url: string): string => `${url}${path.replace('TOKEN', encodeURIComponent(tokens.get(url)!))}`;
+      const [w, r] = await Promise.all([urls.web, urls.router].map((url) => rawRequest(at(url), { method: 'HEAD', headers })));
+      expect([path, w!.status]).toEqual([path, status]);
+      expect(visible(w!)).toEqual(visible(r!));
+      expect(w!.body).toBe('');
+    }
+    expect(upstream.emulator.requests.at(-1)).toBe(before);
+  });
+
   it('answers 400 when the endpoints are open (no keys): there is no token to give', async () => {
     const urls = await serve({ apiKeys: [] });
     const res = await rawRequest(`${urls.web}/chat/token`, { method: 'POST' });
