@@ -2,7 +2,8 @@
 import { cpus, totalmem } from 'node:os';
 import type { ChildReport } from './child.js';
 import { CONTESTANT_NAMES } from './contestants.js';
-import { median, type LoadRow, type MemoryRow } from './gatewayLoad.js';
+import type { LoadRow, MemoryRow } from './gatewayLoad.js';
+import { median } from './lib/median.js';
 import type { WorkloadSpec } from './workloads.js';
 
 export interface ParseResults {
