@@ -1,3 +1,4 @@
+import { Observable, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { UpstreamStreamError } from '../../src/core/errors';
 import type { LlmClientOutputChunk, Usage } from '../../src/core/schemas';
@@ -80,6 +81,37 @@ describe('toChatCompletionChunks', () => {
       const error = new UpstreamStreamError('cut');
       const source = cold('-a-#', { a: piece({ content: 'Hi' }, 0) }, error);
       expectObservable(source.pipe(toChatCompletionChunks(config))).toBe('-a-#', { a: chunk({ role: 'assistant', content: 'Hi' }) }, error);
+    });
+  });
+
+  it('passes an unsubscription on to the source', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-c-|', { a: piece({ content: 'a' }, 0), b: piece({ content: 'b' }, 1), c: piece({ content: 'c' }, 2) });
+      expectObservable(source.pipe(toChatCompletionChunks(config)), '^--!').toBe('-a-', { a: chunk({ role: 'assistant', content: 'a' }) });
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('lets a synchronous source see `closed` once the consumer is done (firehose + take)', () => {
+    const sent: number[] = [];
+    const firehose = new Observable<LlmClientOutputChunk>((subscriber) => {
+      for (let i = 0; i < 100 && !subscriber.closed; i++) {
+        sent.push(i);
+        subscriber.next(piece({ content: String(i) }, i));
+      }
+      subscriber.complete();
+    });
+    const seen: unknown[] = [];
+    firehose.pipe(toChatCompletionChunks(config), take(2)).subscribe((value) => seen.push(value));
+    expect(seen).toHaveLength(2);
+    expect(sent).toEqual([0, 1]);
+  });
+
+  it('errors (rather than losing the throw) on a piece without a message, and unsubscribes the source there', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-|', { a: piece({ content: 'Hi' }, 0), b: { done: false, index: 1 } as unknown as LlmClientOutputChunk });
+      expectObservable(source.pipe(toChatCompletionChunks(config))).toBe('-a-#', { a: chunk({ role: 'assistant', content: 'Hi' }) }, expect.any(TypeError));
+      expectSubscriptions(source.subscriptions).toBe('^--!');
     });
   });
 
