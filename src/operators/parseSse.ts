@@ -153,41 +153,36 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
         return !subscriber.closed;
       };
 
+      /** Hands the fast path over to the general parser, from the pending event on. */
+      const leaveFast = (text: string): string => {
+        fast = false;
+        text = pending + text;
+        pending = '';
+        pendingLineEnded = false;
+        return text;
+      };
+
       /** The fast path: returns what the general parser must take from here on, or `undefined` if nothing. */
       const takeFast = (text: string): string | undefined => {
-        if (text.indexOf('\r') !== -1) {
-          fast = false; // CR line ends: the general parser's job, from the pending event on
-          text = pending + text;
-          pending = '';
-          return text;
-        }
+        if (text.indexOf('\r') !== -1) return leaveFast(text); // CR line ends: the general parser's job
         let from = 0;
         if (pending.length >= 6) {
           // The pending event goes on in this text, which is not copied onto it (a large text stays uncopied, and an
           // event arriving in many small texts stays linear: `pending` is only appended to, never read, until its
-          // end comes — reading a character of a string built by `+=` would flatten it every time).
-          const lf = pendingLineEnded ? -1 : text.indexOf('\n');
-          if (lf === -1 && !pendingLineEnded) pending += text; // the line goes on
-          else if (lf === text.length - 1) {
-            pending += text; // the line ends here; its blank line is to come
-            pendingLineEnded = true;
-          } else {
-            const end = lf === -1 ? 0 : lf + 1; // where the blank line must be
-            if (text.charCodeAt(end) !== LF) {
-              fast = false; // a second line
-              text = pending + text;
-              pending = '';
-              return text;
-            }
-            const data = lf === -1 ? pending.slice(6, -1) : pending.slice(6) + text.slice(0, lf);
-            pending = '';
-            from = end + 1;
-            if (!takeData(data)) return undefined;
-          }
-          if (pending !== '') {
+          // end comes — reading a character of a string built by `+=` would flatten it every time; hence the flag).
+          const lf = pendingLineEnded ? -1 : text.indexOf('\n'); // where its data line ends here; -1: in `pending`
+          if (!pendingLineEnded && (lf === -1 || lf === text.length - 1)) {
+            pending += text; // the line goes on, or ends here with its blank line still to come
+            pendingLineEnded = lf !== -1;
             if (pending.length > maxEventSize) failure = tooLarge();
             return undefined;
           }
+          if (text.charCodeAt(lf + 1) !== LF) return leaveFast(text); // a second line
+          const data = lf === -1 ? pending.slice(6, -1) : pending.slice(6) + text.slice(0, lf);
+          pending = '';
+          pendingLineEnded = false;
+          from = lf + 2;
+          if (!takeData(data)) return undefined;
         } else if (pending !== '') {
           text = pending + text; // a few characters of `data: `
           pending = '';
