@@ -1,7 +1,7 @@
 import { Observable, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { UpstreamStreamError } from '../../src/core/errors';
-import type { LlmClientOutputChunk, Usage } from '../../src/core/schemas';
+import type { LlmClientOutput, LlmClientOutputChunk, Usage } from '../../src/core/schemas';
 import { toChatCompletion } from '../../src/operators/toChatCompletion';
 import { toChatCompletionChunks } from '../../src/operators/toChatCompletionChunks';
 
@@ -147,6 +147,17 @@ describe('toChatCompletion', () => {
           usage,
         },
       });
+    });
+  });
+
+  it('passes an error through, and an unsubscription on to the source', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const error = new UpstreamStreamError('cut');
+      const failing = cold<LlmClientOutput>('--#', undefined, error);
+      expectObservable(failing.pipe(toChatCompletion())).toBe('--#', undefined, error);
+      const slow = cold('-----(a|)', { a: { ...output, message: { role: 'assistant' as const, content: 'Hi' } } });
+      expectObservable(slow.pipe(toChatCompletion()), '^--!').toBe('----');
+      expectSubscriptions(slow.subscriptions).toBe('^--!');
     });
   });
 
