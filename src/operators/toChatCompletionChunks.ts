@@ -81,9 +81,8 @@ export function toChatCompletionChunks(
           if (delta !== undefined) subscriber.next(chunk(delta, null));
           if (!piece.done) return;
           // A route's last chunk names the model that finished the answer (failover): the last chunks say so too.
-          const answered = (piece as { model?: unknown }).model;
           const finish = chunk({}, piece.finish_reason ?? 'stop');
-          if (typeof answered === 'string' && answered !== '') finish.model = answered;
+          if (piece.model !== undefined && piece.model !== '') finish.model = piece.model;
           subscriber.next(finish);
           if (includeUsage) subscriber.next({ id, object: 'chat.completion.chunk', created, model: finish.model ?? model, choices: [], usage: piece.usage ?? null });
         }),
