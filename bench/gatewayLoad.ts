@@ -7,6 +7,7 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { answer2000, type Role, type Stats } from './gateway/servers.js';
+import { median } from './lib/median.js';
 
 const SERVERS = join(__dirname, 'gateway', 'servers.ts');
 
@@ -184,11 +185,6 @@ async function timeToFirstByte(url: string, n: number, warmup: number): Promise<
   return median(times.slice(warmup));
 }
 
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -2,7 +2,8 @@
 import { cpus, totalmem } from 'node:os';
 import type { ChildReport } from './child.js';
 import { CONTESTANT_NAMES } from './contestants.js';
-import { median, type LoadRow, type MemoryRow } from './gatewayLoad.js';
+import type { LoadRow, MemoryRow } from './gatewayLoad.js';
+import { median } from './lib/median.js';
 import type { WorkloadSpec } from './workloads.js';
 
 export interface ParseResults {
@@ -59,7 +60,10 @@ function ms(report: ChildReport | undefined): number | undefined {
 export interface Target {
   text: string;
   met: boolean | undefined;
-  detail: string;
+  /** The measured figure (`1.51×`, `597.9 ms`); the multi-run table shows only this. */
+  value: string;
+  /** What it was measured against, shown beside the value in the run's own table. */
+  context?: string;
 }
 
 /** Growth exponent between two (size, time) points: the log-log slope. */
@@ -150,7 +154,7 @@ function parseTables(parse: ParseResults, targets: Target[]): string[] {
         targets.push({
           text: `${name}: growth exponent ${kb(c)}→${kb(dHigh)} KB ≤ 1.1`,
           met: e === undefined ? undefined : e <= 1.1,
-          detail: f(e, 2),
+          value: f(e, 2),
         });
       }
     }
@@ -167,7 +171,7 @@ function parseTables(parse: ParseResults, targets: Target[]): string[] {
       targets.push({
         text: `${name} ≤ ${limit}× the floor on (${spec.name})`,
         met: ratio === undefined ? undefined : ratio <= limit,
-        detail: `${f(ratio, 2)}×`,
+        value: `${f(ratio, 2)}×`,
       });
     }
   }
@@ -183,12 +187,14 @@ function parseTables(parse: ParseResults, targets: Target[]): string[] {
       targets.push({
         text: `${name} faster than every SDK peer (openai, ai-sdk) on (${spec.name})`,
         met: t === undefined || !sdkFastest ? undefined : t < sdkFastest[1],
-        detail: sdkFastest ? `${f(t)} ms vs fastest SDK ${sdkFastest[0]} ${f(sdkFastest[1])} ms` : 'no SDK result',
+        value: `${f(t)} ms`,
+        context: sdkFastest ? `vs fastest SDK ${sdkFastest[0]} ${f(sdkFastest[1])} ms` : 'no SDK result',
       });
       targets.push({
         text: `${name} faster than every peer incl. eventsource-parser + JSON.parse on (${spec.name})`,
         met: t === undefined || !fastest ? undefined : t < fastest[1],
-        detail: fastest ? `${f(t)} ms vs fastest peer ${fastest[0]} ${f(fastest[1])} ms` : 'no peer result',
+        value: `${f(t)} ms`,
+        context: fastest ? `vs fastest peer ${fastest[0]} ${f(fastest[1])} ms` : 'no peer result',
       });
     }
   }
@@ -252,13 +258,14 @@ function gatewayTables(gateway: { load: LoadRow[]; memory: MemoryRow[] }, quick:
     targets.push({
       text: `gateway CPU per 2,000-delta ${endpoint} response ≤ 1.1× the floor proxy`,
       met: cpuRatio === undefined ? undefined : cpuRatio <= 1.1,
-      detail: `${f(cpuRatio, 2)}×`,
+      value: `${f(cpuRatio, 2)}×`,
     });
     const added = gw?.ttfbMs !== undefined && raw?.ttfbMs !== undefined ? gw.ttfbMs - raw.ttfbMs : undefined;
     targets.push({
       text: `time to first byte added by the gateway (${endpoint}) ≤ 1.5 ms over the raw pipe proxy's`,
       met: added === undefined ? undefined : added <= 1.5,
-      detail: `${f(added, 2)} ms (${f(gw?.ttfbMs, 2)} vs ${f(raw?.ttfbMs, 2)} ms)`,
+      value: `${f(added, 2)} ms`,
+      context: `(${f(gw?.ttfbMs, 2)} vs ${f(raw?.ttfbMs, 2)} ms)`,
     });
   }
   const one = gateway.load.find((r) => r.target === 'chatflux /chat/sse');
@@ -267,7 +274,8 @@ function gatewayTables(gateway: { load: LoadRow[]; memory: MemoryRow[] }, quick:
   targets.push({
     text: 'two workers: ≥ 1.5× the requests per second of one (/chat/sse)',
     met: speedup === undefined ? undefined : speedup >= 1.5,
-    detail: `${f(speedup, 2)}× (${f(two?.reqPerSec, 0)} vs ${f(one?.reqPerSec, 0)} req/s)`,
+    value: `${f(speedup, 2)}×`,
+    context: `(${f(two?.reqPerSec, 0)} vs ${f(one?.reqPerSec, 0)} req/s)`,
   });
   out.push(
     '',
@@ -316,19 +324,19 @@ function gatewayTables(gateway: { load: LoadRow[]; memory: MemoryRow[] }, quick:
     {
       text: 'slow-client RSS growth ≤ 20 MB (20 MB answer)',
       met: gw?.slowGrowthMb === undefined ? undefined : gw.slowGrowthMb <= 20,
-      detail: `${f(gw?.slowGrowthMb)} MB over ${gw?.slowSeconds ?? '?'} s`,
+      value: `${f(gw?.slowGrowthMb)} MB`,
+      context: `over ${gw?.slowSeconds ?? '?'} s`,
     },
     {
       text: '≤ 30 KB RSS per idle concurrent stream',
       met: gw?.perStreamKb === undefined ? undefined : Math.max(gw.perStreamKb, gw.perStreamHeapKb ?? 0) <= 30,
-      detail: `${f(gw?.perStreamKb)} KB RSS, ${f(gw?.perStreamHeapKb)} KB heap + external, × ${gw?.streams ?? '?'} streams (the larger is judged)`,
+      value: `${f(gw?.perStreamKb)} KB RSS, ${f(gw?.perStreamHeapKb)} KB heap + external`,
+      context: `× ${gw?.streams ?? '?'} streams (the larger is judged)`,
     },
   );
   return out;
 }
 
-/** The measured value of a target's detail, without its explanation: `1.51×`, `597.9 ms`, `0.0 MB`. */
-const shortDetail = (detail: string): string => detail.split(/ \(| vs | over |, ×/)[0] ?? detail;
 const verdict = (t: Target): string => (t.met === undefined ? 'not measured' : t.met ? 'met' : '**missed**');
 
 /** Renders RESULTS.md; also returns this run's targets (for `--runs=N`). */
@@ -389,7 +397,7 @@ export function renderResults(input: ResultsInput): { markdown: string; targets:
     );
   }
   lines.push('## Targets', '', row(['target', 'result', 'measured']), row(['---', '---', '---']));
-  for (const t of targets) lines.push(row([t.text, verdict(t), t.detail]));
+  for (const t of targets) lines.push(row([t.text, verdict(t), t.context === undefined ? t.value : `${t.value} ${t.context}`]));
   lines.push('');
   const earlier = input.earlierRuns ?? [];
   if (earlier.length > 0) {
@@ -409,7 +417,7 @@ export function renderResults(input: ResultsInput): { markdown: string; targets:
       const cells = runs.map((r) => r.targets.find((x) => x.text === t.text));
       const all = cells.every((c) => c?.met === true);
       lines.push(
-        row([t.text, ...cells.map((c) => (c === undefined ? '—' : `${shortDetail(c.detail)} (${verdict(c)})`)), all ? 'yes' : '**no**']),
+        row([t.text, ...cells.map((c) => (c === undefined ? '—' : `${c.value} (${verdict(c)})`)), all ? 'yes' : '**no**']),
       );
     }
     lines.push('');

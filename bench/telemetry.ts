@@ -16,6 +16,7 @@ import { decodeChunk } from '../src/operators/decodeChunk.js';
 import { parseSse } from '../src/operators/parseSse.js';
 import type { ChatCompletionChunk } from '../src/core/schemas/index.js';
 import { traceCompletion } from '../src/telemetry/traceCompletion.js';
+import { median } from './lib/median.js';
 import { buildWorkload, workloadSpecs } from './workloads.js';
 
 const quick = process.argv.includes('--quick');
@@ -42,11 +43,6 @@ async function once(operator: MonoTypeOperatorFunction<ChatCompletionChunk>): Pr
   if (snapshot.choices[0]?.message.content !== workload.expected.text) throw new Error('bench: wrong answer');
   return ms;
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-};
 
 async function main(): Promise<void> {
   const warmup = quick ? 1 : 2;
