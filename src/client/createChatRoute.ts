@@ -160,10 +160,19 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
       emit({ type: 'attempt', route: routeName, ...attempt });
     },
   };
-  const spliced = (request: ChatClientRequest, options: ChatCallOptions, call: RouteCall): Observable<ChatCompletionChunk> =>
-    spliceRoute(context, config, request, options, call);
-
   let closed = false;
+  // Each subscription is one call: its bookkeeping, and the upstream chunks spliced over the targets.
+  const call = <T>(
+    request: ChatClientRequest,
+    options: ChatCallOptions,
+    finish: (chunks: Observable<ChatCompletionChunk>, call: RouteCall) => Observable<T>,
+  ): Observable<T> =>
+    defer(() => {
+      if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');
+      const state = newRouteCall();
+      return finish(spliceRoute(context, config, request, options, state), state);
+    });
+
   const first = targets[0]!;
   const route: ChatRoute = {
     name: routeName,
@@ -173,35 +182,28 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     model: config.name ?? first.client.model,
     breakerStates: () => Object.fromEntries(targets.map((t) => [t.name, t.breaker?.state ?? 'closed'])),
     chunks: (request, options = {}) =>
-      defer(() => {
-        const call = newRouteCall();
-        // The final segment's usage, plus the usage of the segments before it whose text was delivered.
-        return spliced(request, options, call).pipe(
-          map((chunk) => (chunk.usage != null && call.usage !== undefined ? { ...chunk, usage: addUsage(call.usage, chunk.usage)! } : chunk)),
-        );
-      }),
+      // The final segment's usage, plus the usage of the segments before it whose text was delivered.
+      call(request, options, (chunks, state) =>
+        chunks.pipe(map((chunk) => (chunk.usage != null && state.usage !== undefined ? { ...chunk, usage: addUsage(state.usage, chunk.usage)! } : chunk))),
+      ),
     stream: (request, options = {}) =>
-      defer(() => {
-        if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');
-        const call = newRouteCall();
-        return spliced(request, options, call).pipe(
+      call(request, options, (chunks, state) =>
+        chunks.pipe(
           toOutputChunks(),
-          map((chunk): LlmClientOutputChunk => (chunk.done ? { ...chunk, ...routeAccounting(call) } : chunk)),
-        );
-      }),
+          map((chunk): LlmClientOutputChunk => (chunk.done ? { ...chunk, ...routeAccounting(state) } : chunk)),
+        ),
+      ),
     json: (request, options = {}) => {
-      const whole = defer(() => {
-        if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');
-        const call = newRouteCall();
-        return spliced(request, options, call).pipe(
+      const whole = call(request, options, (chunks, state) =>
+        chunks.pipe(
           answer,
           map((output): LlmClientOutput => {
-            const { usage, ...rest } = routeAccounting(call);
+            const { usage, ...rest } = routeAccounting(state);
             const { usage: _own, ...withoutUsage } = output;
             return { ...withoutUsage, ...rest, ...(usage === undefined ? {} : { usage }) };
           }),
-        );
-      });
+        ),
+      );
       return config.jsonTimeoutMs ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: config.jsonTimeoutMs })) : whole;
     },
     sse: (request, options) => route.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),

@@ -1,4 +1,5 @@
 import { isUpstreamHttpError, isUpstreamStreamError } from './errors.js';
+import { isNamedUpstreamError } from './isNamedUpstreamError.js';
 
 const CODES = ['content_filter', 'content_policy_violation', 'content_filtered', 'data_inspection_failed'];
 // DeepSeek: 400 "Content Exists Risk"; Moonshot: "…considered high risk"; Azure/OpenAI: "…content management policy".
@@ -15,6 +16,5 @@ const TEXT = /content exists risk|considered high risk|content (management )?pol
  */
 export function isContentPolicyError(error: unknown): boolean {
   if (!isUpstreamHttpError(error) && !isUpstreamStreamError(error)) return false;
-  if (CODES.includes(error.upstreamCode ?? '') || CODES.includes(error.upstreamType ?? '')) return true;
-  return TEXT.test(error.message);
+  return isNamedUpstreamError(error, CODES) || TEXT.test(error.message);
 }

@@ -1,4 +1,5 @@
 import { isUpstreamHttpError, isUpstreamStreamError } from './errors.js';
+import { isNamedUpstreamError } from './isNamedUpstreamError.js';
 
 const CODES = ['context_length_exceeded', 'context_window_exceeded', 'string_above_max_length'];
 // OpenAI/DeepSeek: "This model's maximum context length is …"; Moonshot: "… exceeded model token limit: 8192".
@@ -15,6 +16,5 @@ const TEXT = /maximum context length|context[ _]length[ _]exceeded|exceeded mode
  */
 export function isContextLengthError(error: unknown): boolean {
   if (!isUpstreamHttpError(error) && !isUpstreamStreamError(error)) return false;
-  if (CODES.includes(error.upstreamCode ?? '') || CODES.includes(error.upstreamType ?? '')) return true;
-  return TEXT.test(error.message);
+  return isNamedUpstreamError(error, CODES) || TEXT.test(error.message);
 }

@@ -211,6 +211,10 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   };
   for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
   const metricsToken = text(env, 'CHATFLUX_METRICS_TOKEN');
+  // A Bearer token is one word: one with a space inside could never be presented, and /metrics would stay shut.
+  if (metricsToken !== undefined && /\s/.test(metricsToken)) {
+    throw new ConfigError('CHATFLUX_METRICS_TOKEN must be one word without spaces (it is sent as `Authorization: Bearer <token>`): fix or unset it.');
+  }
   if (metricsToken !== undefined) config.metricsToken = metricsToken;
   const otlpAll = text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined;
   const otlp = {

@@ -88,6 +88,8 @@ export function loadRoutes(env: Record<string, string | undefined>): Record<stri
     } catch (error) {
       throw new ConfigError(`CHATFLUX_ROUTES_FILE: cannot read ${JSON.stringify(file)}: ${(error as Error).message}`, { cause: error });
     }
+    // A file named but empty is a mistake (a truncated deploy), not "no routes": the gateway would serve without them.
+    if (text.trim() === '') throw new ConfigError(`${name} is empty; it should map model names to { "targets": [...] } (or unset CHATFLUX_ROUTES_FILE).`);
   }
   if (!text) return undefined;
   let json: unknown;

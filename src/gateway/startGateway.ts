@@ -27,7 +27,7 @@ import { createGatewayTelemetry } from './createGatewayTelemetry.js';
 export interface RunningGateway {
   /** `http://host:port` (no trailing slash). */
   url: string;
-  /** The base URL of the in-process emulator, when the provider is `emulator`. */
+  /** The base URL of the in-process emulator, when the provider is `emulator` or a route has an `emulator` target. */
   emulatorUrl?: string;
   /**
    * Graceful shutdown: stop accepting connections, let requests in flight finish within `graceMs` (default 10000),

@@ -76,26 +76,22 @@ export function chunkTimeouts<T>(config: ChunkTimeoutsConfig): MonoTypeOperatorF
         }
       };
       if (firstChunk !== undefined) deadline = scheduler.schedule(check, firstChunk);
-      // After the first value: only the time of the latest (none at all without an idle deadline).
-      const onIdleValue = (value: T): void => {
+      // A value records its time; the first one also hands over from the first-chunk deadline to the idle one.
+      const onValue = (value: T): void => {
         since = scheduler.now();
-        if (deadline === undefined) deadline = scheduler.schedule(check, idle as number);
-        subscriber.next(value);
-      };
-      let onValue = (value: T): void => {
-        since = scheduler.now();
-        started = true;
-        deadline?.unsubscribe();
-        deadline = idle === undefined ? undefined : scheduler.schedule(check, idle);
-        onValue = idle === undefined ? (next: T) => subscriber.next(next) : onIdleValue;
+        if (!started) {
+          started = true;
+          deadline?.unsubscribe();
+          deadline = idle === undefined ? undefined : scheduler.schedule(check, idle);
+        }
         subscriber.next(value);
       };
       const whole =
         total === undefined
           ? undefined
           : scheduler.schedule(() => subscriber.error(new TimeoutError('total', total)), total);
-      // Passing the subscriber itself keeps the unsubscription chain (a synchronous firehose sees `closed`).
-      source.subscribe(createOperatorSubscriber<T>(subscriber, (value) => onValue(value)));
+      // The operator's own subscriber keeps the unsubscription chain (a synchronous firehose sees `closed`).
+      source.subscribe(createOperatorSubscriber<T>(subscriber, onValue));
       return () => {
         deadline?.unsubscribe();
         whole?.unsubscribe();

@@ -125,6 +125,15 @@ export function continueAfterCut(config: ContinueAfterCutConfig): MonoTypeOperat
       let reasoning = '';
       let blocked = false; // tool calls, a refusal or several choices: a prefix cannot carry them
       let continuations = 0;
+      const guard =
+        <A extends unknown[]>(handler: (...args: A) => void) =>
+        (...args: A): void => {
+          try {
+            handler(...args);
+          } catch (error) {
+            subscriber.error(error);
+          }
+        };
       const run = (segmentSource: Observable<ChatCompletionChunk>, segment: number, cause: unknown): void => {
         let usage: Usage | undefined;
         let model: string | undefined;
@@ -150,8 +159,10 @@ export function continueAfterCut(config: ContinueAfterCutConfig): MonoTypeOperat
           if (next === undefined) return subscriber.error(error);
           run(next, segment + 1, error);
         };
+        // A throw of a callback (`continueWith`, `isCut`, `onSegment`) errors the result: inside a plain observer it
+        // would be reported as an unhandled error and the consumer would wait forever.
         const subscription = segmentSource.subscribe({
-          next: (chunk) => {
+          next: guard((chunk: ChatCompletionChunk) => {
             delivered = true;
             if (typeof chunk.model === 'string' && chunk.model !== '') model = chunk.model;
             const first = chunk.choices.find((choice) => (choice.index ?? 0) === 0);
@@ -173,15 +184,15 @@ export function continueAfterCut(config: ContinueAfterCutConfig): MonoTypeOperat
               out = withoutFinish(out);
             }
             subscriber.next(out);
-          },
-          error: end,
-          complete: () => {
+          }),
+          error: guard(end),
+          complete: guard(() => {
             if (failedReason === undefined) {
               report('complete');
               return subscriber.complete();
             }
             end(new AnswerFailedError(failedReason, `the upstream answer failed with finish_reason "${failedReason}"`));
-          },
+          }),
         });
         all.add(subscription);
       };

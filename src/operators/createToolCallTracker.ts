@@ -78,44 +78,25 @@ export function createToolCallTracker(): ToolCallTracker {
     return call;
   };
 
-  // What locate found besides the call (no object per fragment: this runs for every tool-call fragment).
-  let started = false;
-  let idChanged = false;
-
+  /** The call `fragment` (whose id is `id`) belongs to; a call it starts is pushed onto `state.calls`. */
   const locate = (
     state: ChoiceCalls,
     choiceIndex: number,
+    id: string | undefined,
     fragment: ToolCallDelta,
     position: number,
     count: number,
   ): TrackedToolCall => {
-    started = false;
-    idChanged = false;
-    const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
     const index = typeof fragment.index === 'number' ? fragment.index : count > 1 ? position : undefined;
     if (id !== undefined) {
       const known = state.byId.get(id);
       if (known !== undefined) return known;
       const atIndex = index === undefined ? undefined : state.byIndex.get(index);
-      if (atIndex !== undefined && atIndex.id === undefined) {
-        atIndex.id = id;
-        state.byId.set(id, atIndex);
-        idChanged = true;
-        return atIndex;
-      }
-      started = true;
+      if (atIndex !== undefined && atIndex.id === undefined) return atIndex; // the id completes it (in apply)
       return start(state, choiceIndex, id, index);
     }
-    if (index !== undefined) {
-      const known = state.byIndex.get(index);
-      if (known !== undefined) return known;
-      started = true;
-      return start(state, choiceIndex, undefined, index);
-    }
-    const latest = state.calls[state.calls.length - 1];
-    if (latest !== undefined) return latest;
-    started = true;
-    return start(state, choiceIndex, undefined, undefined);
+    if (index !== undefined) return state.byIndex.get(index) ?? start(state, choiceIndex, undefined, index);
+    return state.calls[state.calls.length - 1] ?? start(state, choiceIndex, undefined, undefined);
   };
 
   return {
@@ -125,8 +106,16 @@ export function createToolCallTracker(): ToolCallTracker {
         state = { calls: [], byId: new Map(), byIndex: new Map() };
         choices.set(choiceIndex, state);
       }
-      const call = locate(state, choiceIndex, fragment, position, count);
-      let changed = started || idChanged;
+      const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
+      const before = state.calls.length;
+      const call = locate(state, choiceIndex, id, fragment, position, count);
+      const started = state.calls.length !== before;
+      let changed = started;
+      if (id !== undefined && call.id === undefined) {
+        call.id = id; // a call started without an id gets it now
+        state.byId.set(id, call);
+        changed = true;
+      }
       if (typeof fragment.type === 'string' && fragment.type !== '' && fragment.type !== call.type) {
         call.type = fragment.type;
         changed = true;

@@ -1,4 +1,5 @@
-import { defer, Observable, Subscription, tap } from 'rxjs';
+import { Observable } from 'rxjs';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { ConfigError } from '../core/errors.js';
 import { isTransientError } from './isTransientError.js';
 import { retryOnTransient, type RetryOnTransientConfig } from './retryOnTransient.js';
@@ -84,50 +85,47 @@ export function failover<T>(targets: readonly FailoverTarget<T>[], config: Failo
     target.retry === undefined ? target.source : () => target.source().pipe(retryOnTransient<T>(target.retry)),
   );
   const next = config.next ?? ((error: unknown, index: number) => (isTransientError(error, DEFAULT_RETRY_POLICY) ? index + 1 : undefined));
-  return defer(
-    () =>
-      new Observable<T>((subscriber) => {
-        const attempts = new Subscription(); // every attempt's subscription (a synchronous failure starts the next inside subscribe)
-        let lastError: unknown;
-        let tried = false;
-        const report = (attempt: FailoverAttempt): void => config.onAttempt?.(attempt);
-        const start = (from: number): void => {
-          let index = from;
-          while (index < targets.length && config.skip?.(index) === true) {
-            report({ target: targets[index]!.name, index, outcome: 'skipped' });
-            index++;
-          }
-          if (index >= targets.length) {
-            subscriber.error(tried ? lastError : (config.noTarget?.() ?? new ConfigError('failover: every target was skipped.')));
-            return;
-          }
-          tried = true;
-          const target = targets[index]!;
-          let delivered = false;
-          const attempt = wrapped[index]!()
-            .pipe(
-              tap(() => {
-                if (delivered) return;
-                delivered = true;
-                report({ target: target.name, index, outcome: 'ok' });
-              }),
-            )
-            .subscribe({
-              next: (value) => subscriber.next(value),
-              complete: () => subscriber.complete(),
-              error: (error: unknown) => {
-                if (delivered) return subscriber.error(error);
-                report({ target: target.name, index, outcome: 'failed', error });
-                lastError = error;
-                const to = next(error, index);
-                if (to === undefined || to <= index) return subscriber.error(error);
-                start(to);
-              },
-            });
-          attempts.add(attempt);
-        };
-        start(0);
-        return () => attempts.unsubscribe();
-      }),
-  );
+  return new Observable<T>((subscriber) => {
+    let lastError: unknown;
+    let tried = false;
+    const report = (attempt: FailoverAttempt): void => config.onAttempt?.(attempt);
+    const start = (from: number): void => {
+      let index = from;
+      while (index < targets.length && config.skip?.(index) === true) {
+        report({ target: targets[index]!.name, index, outcome: 'skipped' });
+        index++;
+      }
+      if (index >= targets.length) {
+        subscriber.error(tried ? lastError : (config.noTarget?.() ?? new ConfigError('failover: every target was skipped.')));
+        return;
+      }
+      tried = true;
+      const target = targets[index]!;
+      let delivered = false;
+      // The operator's own subscriber, added to the result's: unsubscribing ends the current attempt, and a throw of a
+      // callback (`next`, `skip`, `onAttempt`) errors the result instead of being lost as an unhandled error.
+      wrapped[index]!().subscribe(
+        createOperatorSubscriber<T>(
+          subscriber,
+          (value) => {
+            if (!delivered) {
+              delivered = true;
+              report({ target: target.name, index, outcome: 'ok' });
+            }
+            subscriber.next(value);
+          },
+          undefined,
+          (error) => {
+            if (delivered) return subscriber.error(error);
+            report({ target: target.name, index, outcome: 'failed', error });
+            lastError = error;
+            const to = next(error, index);
+            if (to === undefined || to <= index) return subscriber.error(error);
+            start(to);
+          },
+        ),
+      );
+    };
+    start(0);
+  });
 }

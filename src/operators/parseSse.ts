@@ -4,7 +4,7 @@ import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
 import { createEventCostCounter } from './createEventCostCounter.js';
 import { createUtf8Decoder, type Utf8Decoder } from './createUtf8Decoder.js';
-import { takeDataEvents } from './takeDataEvents.js';
+import { createSseFastPath } from './createSseFastPath.js';
 import type { SseEvent } from '../core/types.js';
 
 /** Options of {@link parseSse}. */
@@ -102,13 +102,6 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
       let utf8: Utf8Decoder | undefined;
       let bytesPending = false; // the last chunk was bytes: the decoder may hold part of a character
       const cost = maxEventSize === Infinity ? undefined : createEventCostCounter(FREE_LINES, LINE_COST);
-      // The fast path (takeDataEvents) runs while the general parser holds nothing: at the start, and again after a
-      // text it was fed ended with a blank line (LF LF). `pending` is the start of a one-line data event whose end
-      // has not come yet.
-      let fast = true;
-      let pending = '';
-      let pendingLineEnded = false; // `pending` ends with the LF of its data line (the blank line is to come)
-
       const tooLarge = (): StreamProtocolError =>
         new StreamProtocolError(
           'sse_event_too_large',
@@ -153,56 +146,9 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
         return !subscriber.closed;
       };
 
-      /** The fast path: returns what the general parser must take from here on, or `undefined` if nothing. */
-      const takeFast = (text: string): string | undefined => {
-        if (text.indexOf('\r') !== -1) {
-          fast = false; // CR line ends: the general parser's job, from the pending event on
-          text = pending + text;
-          pending = '';
-          return text;
-        }
-        let from = 0;
-        if (pending.length >= 6) {
-          // The pending event goes on in this text, which is not copied onto it (a large text stays uncopied, and an
-          // event arriving in many small texts stays linear: `pending` is only appended to, never read, until its
-          // end comes — reading a character of a string built by `+=` would flatten it every time).
-          const lf = pendingLineEnded ? -1 : text.indexOf('\n');
-          if (lf === -1 && !pendingLineEnded) pending += text; // the line goes on
-          else if (lf === text.length - 1) {
-            pending += text; // the line ends here; its blank line is to come
-            pendingLineEnded = true;
-          } else {
-            const end = lf === -1 ? 0 : lf + 1; // where the blank line must be
-            if (text.charCodeAt(end) !== LF) {
-              fast = false; // a second line
-              text = pending + text;
-              pending = '';
-              return text;
-            }
-            const data = lf === -1 ? pending.slice(6, -1) : pending.slice(6) + text.slice(0, lf);
-            pending = '';
-            from = end + 1;
-            if (!takeData(data)) return undefined;
-          }
-          if (pending !== '') {
-            if (pending.length > maxEventSize) failure = tooLarge();
-            return undefined;
-          }
-        } else if (pending !== '') {
-          text = pending + text; // a few characters of `data: `
-          pending = '';
-        }
-        const at = takeDataEvents(text, from, takeData);
-        if (at === text.length || failure !== undefined || subscriber.closed) return undefined;
-        if (at >= 0) {
-          fast = false;
-          return at === 0 ? text : text.slice(at);
-        }
-        pending = at === -1 ? text : text.slice(-at - 1);
-        pendingLineEnded = pending.charCodeAt(pending.length - 1) === LF;
-        if (pending.length > maxEventSize) failure = tooLarge();
-        return undefined;
-      };
+      // The fast path runs while the general parser holds nothing: at the start, and again after a text it was fed
+      // ended with a blank line (LF LF).
+      const fast = createSseFastPath(maxEventSize, takeData, () => (failure = tooLarge()));
 
       const feedText = (text: string): void => {
         if (text.length === 0) return;
@@ -220,8 +166,8 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
             if (text.length === 0) return;
           }
         }
-        if (fast) {
-          const rest = takeFast(text);
+        if (fast.active) {
+          const rest = fast.take(text);
           if (failure !== undefined) throw failure;
           if (rest === undefined) return;
           text = rest;
@@ -236,7 +182,7 @@ export function parseSse(config: ParseSseConfig = {}): OperatorFunction<Uint8Arr
         if (text.charCodeAt(text.length - 1) === CR) {
           parser.feed('\n');
           skipLf = true;
-        } else if (text.charCodeAt(text.length - 1) === LF && text.charCodeAt(text.length - 2) === LF) fast = true;
+        } else if (text.charCodeAt(text.length - 1) === LF && text.charCodeAt(text.length - 2) === LF) fast.resume();
         if (failure !== undefined) throw failure;
       };
 

@@ -1,4 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
+import { createOperatorSubscriber } from './createOperatorSubscriber.js';
 import type { LlmClientOutputChunk } from '../core/schemas/contract.js';
 import type { ChatCompletionChunk, ChunkDelta } from '../core/schemas/upstream.js';
 
@@ -60,30 +61,31 @@ export function toChatCompletionChunks(
       };
       const deltaOf = (piece: LlmClientOutputChunk): ChunkDelta | undefined => {
         const { content, reasoning_content, refusal, tool_calls } = piece.message;
+        const hasCalls = tool_calls !== undefined && tool_calls.length > 0;
+        const hasReasoning = reasoning_content !== undefined && reasoning_content !== '';
+        const hasRefusal = refusal !== undefined && refusal !== '';
+        if (content === '' && !hasCalls && !hasReasoning && !hasRefusal) return undefined;
         const delta: ChunkDelta = {};
-        if (reasoning_content !== undefined && reasoning_content !== '') delta.reasoning_content = reasoning_content;
+        if (hasReasoning) delta.reasoning_content = reasoning_content;
         if (content !== '') delta.content = content;
-        if (refusal !== undefined && refusal !== '') delta.refusal = refusal;
-        if (tool_calls !== undefined && tool_calls.length > 0) {
+        if (hasRefusal) delta.refusal = refusal;
+        if (hasCalls) {
           delta.tool_calls = tool_calls.map((call) => ({ index: toolIndex++, id: call.id, type: call.type, function: { name: call.function.name, arguments: call.function.arguments } }));
         }
-        const any = Object.keys(delta).length > 0;
-        return any ? delta : undefined;
+        return delta;
       };
-      return source.subscribe({
-        next(piece) {
+      // The operator's own subscriber: a throw errors the result, and a synchronous firehose sees `closed`.
+      source.subscribe(
+        createOperatorSubscriber<LlmClientOutputChunk>(subscriber, (piece) => {
           const delta = deltaOf(piece);
           if (delta !== undefined) subscriber.next(chunk(delta, null));
           if (!piece.done) return;
           // A route's last chunk names the model that finished the answer (failover): the last chunks say so too.
-          const answered = (piece as { model?: unknown }).model;
           const finish = chunk({}, piece.finish_reason ?? 'stop');
-          if (typeof answered === 'string' && answered !== '') finish.model = answered;
+          if (piece.model !== undefined && piece.model !== '') finish.model = piece.model;
           subscriber.next(finish);
           if (includeUsage) subscriber.next({ id, object: 'chat.completion.chunk', created, model: finish.model ?? model, choices: [], usage: piece.usage ?? null });
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
+        }),
+      );
     });
 }

@@ -187,14 +187,16 @@ function startCall(
       }
       if (responseId === undefined && chunk.id) responseId = chunk.id;
       if (responseModel === undefined && chunk.model) responseModel = chunk.model;
-      const chunkUsage = chunk.usage ?? chunk.x_groq?.usage;
+      // decodeChunk has put the usage at the top level already; Groq's and Moonshot's places are read only for chunks
+      // traceCompletion gets undecoded (decodeChunk's rule: top level, else x_groq, else the first choice's).
+      let found = chunk.usage ?? chunk.x_groq?.usage;
       for (const choice of chunk.choices ?? []) {
         const index = choice.index ?? 0;
         if (choice.finish_reason) finishReasons[index] = choice.finish_reason;
-        if (choice.usage) usage = choice.usage;
+        found ??= choice.usage;
         if (captureContent && typeof choice.delta?.content === 'string') texts[index] = (texts[index] ?? '') + choice.delta.content;
       }
-      if (chunkUsage) usage = chunkUsage;
+      if (found) usage = found;
     },
     attemptFailed: (error) => {
       if (!recording) return;

@@ -1,4 +1,4 @@
-import { defer, Observable } from 'rxjs';
+import { defer, tap, type Observable } from 'rxjs';
 import type { CompletionCall } from './CompletionCall.js';
 import type { CompletionDescription } from './CompletionDescription.js';
 import type { CompletionTelemetry } from './CompletionTelemetry.js';
@@ -28,23 +28,14 @@ export function traceCall<T>(
   return defer(() => {
     const call = telemetry.start(description());
     if (call === undefined) return run(undefined);
-    const source = run(call);
-    return new Observable<T>((subscriber) => {
-      const subscription = source.subscribe({
-        next: (value) => subscriber.next(value),
-        error: (error: unknown) => {
-          call.end(error ?? new Error('failed'));
-          subscriber.error(error);
-        },
-        complete: () => {
-          call.end(undefined);
-          subscriber.complete();
-        },
-      });
-      return () => {
-        subscription.unsubscribe();
-        call.end('aborted');
-      };
-    });
+    // One `tap` (one hop per value; a plain observer handed to `subscribe` is wrapped in a SafeSubscriber, a second):
+    // its `unsubscribe` runs only when the subscriber leaves before the end.
+    return run(call).pipe(
+      tap({
+        error: (error: unknown) => call.end(error ?? new Error('failed')),
+        complete: () => call.end(undefined),
+        unsubscribe: () => call.end('aborted'),
+      }),
+    );
   });
 }

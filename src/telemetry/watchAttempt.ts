@@ -1,4 +1,4 @@
-import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
+import { tap, type MonoTypeOperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import type { CompletionCall } from './CompletionCall.js';
 
@@ -18,19 +18,11 @@ import type { CompletionCall } from './CompletionCall.js';
  */
 export function watchAttempt(call: CompletionCall | undefined): MonoTypeOperatorFunction<ChatCompletionChunk> {
   if (call === undefined) return (source) => source;
-  return (source) =>
-    new Observable<ChatCompletionChunk>((subscriber) => {
-      call.attempt();
-      return source.subscribe({
-        next: (chunk) => {
-          call.chunk(chunk);
-          subscriber.next(chunk);
-        },
-        error: (error: unknown) => {
-          call.attemptFailed(error);
-          subscriber.error(error);
-        },
-        complete: () => subscriber.complete(),
-      });
-    });
+  // `tap` calls these from its own subscriber: one hop per chunk (a plain observer handed to `subscribe` would be
+  // wrapped in a SafeSubscriber, a second one).
+  return tap<ChatCompletionChunk>({
+    subscribe: () => call.attempt(),
+    next: (chunk) => call.chunk(chunk),
+    error: (error: unknown) => call.attemptFailed(error),
+  });
 }

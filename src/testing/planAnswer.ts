@@ -3,6 +3,7 @@ import { hashString } from './hashString.js';
 import type { ChatCompletionRequest } from '../core/schemas/index.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
 import { isThinkingMode } from './isThinkingMode.js';
+import { messageText } from './messageText.js';
 
 /** A tool call the emulated model makes, with its argument string cut into the pieces its dialect streams. */
 export interface PlannedToolCall {
@@ -104,13 +105,6 @@ const cut = (text: string, rng: SeededRandom, max: number): string[] => {
   return out;
 };
 
-const textOf = (content: unknown): string =>
-  typeof content === 'string'
-    ? content
-    : Array.isArray(content)
-      ? content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('')
-      : '';
-
 const argumentValue = (schema: Record<string, unknown>, topic: string, rng: SeededRandom): unknown => {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   switch (schema.type) {
@@ -163,8 +157,8 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
   const last = request.messages[request.messages.length - 1];
   const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
   const source = last?.role === 'tool' ? last : lastUser;
-  const topic = Array.from(textOf(source?.content).replace(/\s+/g, ' ').trim()).slice(0, 24).join('') || '…';
-  const promptChars = request.messages.reduce((sum, m) => sum + textOf(m.content).length, 0);
+  const topic = Array.from(messageText(source?.content).replace(/\s+/g, ' ').trim()).slice(0, 24).join('') || '…';
+  const promptChars = request.messages.reduce((sum, m) => sum + messageText(m.content).length, 0);
 
   const id =
     dialect === 'deepseek'
@@ -188,7 +182,7 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
     functions.length > 0 &&
     choice !== 'none' &&
     (forced !== undefined || choice === 'required' || last?.role !== 'tool');
-  const mentioned = functions.filter((f) => textOf(lastUser?.content).includes(f.name));
+  const mentioned = functions.filter((f) => messageText(lastUser?.content).includes(f.name));
   const called = !wantsTools
     ? []
     : forced !== undefined

@@ -13,6 +13,7 @@ import type { ProviderQuirks } from './ProviderQuirks.js';
 import { parseScenario, type EmulatorScenario } from './parseScenario.js';
 import { planAnswer } from './planAnswer.js';
 import { continuePlan } from './continuePlan.js';
+import { messageText } from './messageText.js';
 import { streamAnswer, type StreamProgress } from './streamAnswer.js';
 
 /** Options of {@link startEmulator}. */
@@ -93,13 +94,6 @@ export interface Emulator {
 
 const HTML = (status: number): string =>
   `<html>\r\n<head><title>${status} Bad Gateway</title></head>\r\n<body>\r\n<center><h1>${status} Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
-
-const textOf = (content: unknown): string =>
-  typeof content === 'string'
-    ? content
-    : Array.isArray(content)
-      ? content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('')
-      : '';
 
 /** The provider's words for a prompt over the context window (OpenAI/DeepSeek, Moonshot). */
 const contextLengthMessage = (dialect: EmulatorDialect, window: number, prompt: number): string =>
@@ -323,7 +317,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       ...(scenario.finish !== undefined ? { finish: scenario.finish } : {}),
     });
     const plan = prefixed
-      ? continuePlan(planned, textOf(last?.content), typeof last?.reasoning_content === 'string' ? last.reasoning_content : '')
+      ? continuePlan(planned, messageText(last?.content), typeof last?.reasoning_content === 'string' ? last.reasoning_content : '')
       : planned;
     if (request.stream !== true) {
       return send(

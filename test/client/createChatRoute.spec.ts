@@ -126,4 +126,16 @@ describe('createChatRoute', () => {
     expect(() => createChatRoute({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1' }], breaker: { window: 0 } })).toThrow(/window/);
     expect(() => createChatRoute({ name: 'chat', targets: [{ baseUrl: 'http://127.0.0.1:9/v1' }] })).toThrow(/has no model/);
   });
+
+  it('closed: chunks, stream and json each fail with the route\'s ConfigError, and no target is tried', async () => {
+    const events: ChatRouteEvent[] = [];
+    const r = route({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }], onEvent: (event) => events.push(event) });
+    await r.close();
+    for (const answer of [r.chunks(REQUEST), r.stream(REQUEST), r.json(REQUEST)] as const) {
+      const failure = lastValueFrom<unknown>(answer);
+      await expect(failure).rejects.toThrow(ConfigError);
+      await expect(failure).rejects.toThrow(/this chat route was closed/);
+    }
+    expect(events).toEqual([]);
+  });
 });

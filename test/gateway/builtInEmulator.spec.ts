@@ -24,7 +24,9 @@ const CONTENT = 'x'.repeat(250_000);
 
 let gateway: RunningGateway;
 beforeAll(async () => {
-  gateway = await startGateway({ ...loadGatewayConfig({}), port: 0 }, { log: () => undefined });
+  // Unpaced (CHATFLUX_EMULATOR_PACE_MS=0): this is about what the emulator keeps, not how fast it streams; at the
+  // default 30 ms between events the 25 answers took about 40 s.
+  gateway = await startGateway({ ...loadGatewayConfig({ CHATFLUX_EMULATOR_PACE_MS: '0' }), port: 0 }, { log: () => undefined });
 });
 afterAll(async () => gateway.close(0));
 

@@ -171,4 +171,13 @@ describe('loadGatewayConfig', () => {
       expect.arrayContaining(['clients:      write stall timeout off', 'tokens:       none (open: GET /chat/sse needs no token)']),
     );
   });
+
+  it('CHATFLUX_METRICS_TOKEN: one word, trimmed; a token with a space inside is a ConfigError that does not print it', () => {
+    expect(loadGatewayConfig({ CHATFLUX_METRICS_TOKEN: ' metrics-token-1 ' }).metricsToken).toBe('metrics-token-1');
+    expect(loadGatewayConfig({ CHATFLUX_METRICS_TOKEN: '  ' })).not.toHaveProperty('metricsToken');
+    const bad = (): unknown => loadGatewayConfig({ CHATFLUX_METRICS_TOKEN: 'metrics secret' });
+    expect(bad).toThrow(ConfigError);
+    expect(bad).toThrow(/CHATFLUX_METRICS_TOKEN must be one word/);
+    expect(bad).not.toThrow(/metrics secret/);
+  });
 });

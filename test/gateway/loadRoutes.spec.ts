@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/core/errors';
@@ -15,6 +15,16 @@ const ROUTES = {
     breaker: { consecutiveFailures: 3, coolDownMs: 10000 },
   },
 };
+
+const dirs: string[] = [];
+/** A routes file holding `text` (removed after the suite). */
+const routesFile = (text: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'routes-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'routes.json'), text);
+  return join(dir, 'routes.json');
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('loadRoutes (CHATFLUX_ROUTES / CHATFLUX_ROUTES_FILE)', () => {
   it('reads the JSON from the variable or a file, and the keys from the variables named (never printed)', () => {
@@ -40,6 +50,12 @@ describe('loadRoutes (CHATFLUX_ROUTES / CHATFLUX_ROUTES_FILE)', () => {
     [{ CHATFLUX_ROUTES: '{"chat":{"targets":[{"provider":"deepseek","apiKeyEnv":"MISSING_KEY"}]}}' }, /MISSING_KEY, which is not set/],
     [{ CHATFLUX_ROUTES: '{}', CHATFLUX_ROUTES_FILE: '/x' }, /not both/],
     [{ CHATFLUX_ROUTES_FILE: '/nonexistent/routes.json' }, /cannot read/],
+    [{ CHATFLUX_ROUTES_FILE: tmpdir() }, /CHATFLUX_ROUTES_FILE: cannot read/],
+    [{ CHATFLUX_ROUTES_FILE: routesFile(' \n') }, /CHATFLUX_ROUTES_FILE \(.*routes\.json\) is empty/],
+    [{ CHATFLUX_ROUTES_FILE: routesFile('{"chat": [') }, /CHATFLUX_ROUTES_FILE \(.*routes\.json\) is not valid JSON/],
+    [{ CHATFLUX_ROUTES_FILE: routesFile('{"chat":{"targets":[{"provider":"deepseek","timeouts":{"idle":-1}}]}}') }, /CHATFLUX_ROUTES_FILE \(.*\) is not a valid route table: chat\.targets\.0\.timeouts\.idle/],
+    [{ CHATFLUX_ROUTES: '[]' }, /CHATFLUX_ROUTES is not a valid route table: \(root\)/],
+    [{ CHATFLUX_ROUTES: '{"chat":{"targets":[{"provider":"deepseek"}],"breaker":{"failureRate":2}}}' }, /chat\.breaker/],
   ])('a clear ConfigError for %j', (env, message) => {
     expect(() => loadRoutes(env)).toThrow(ConfigError);
     expect(() => loadRoutes(env)).toThrow(message);

@@ -206,6 +206,9 @@ Module._resolveFilename = function (request, ...rest) {
     [{ PORT: 'http' }, 'chatflux gateway failed to start: PORT must be an integer from 0 to 65535, got "http": fix or unset it.'],
     [{ CHATFLUX_SHUTDOWN_GRACE_MS: '-5' }, 'chatflux gateway failed to start: CHATFLUX_SHUTDOWN_GRACE_MS must be an integer from 0 to 3600000, got "-5": fix or unset it.'],
     [{ CHATFLUX_PROVIDER: 'gemini' }, /^chatflux gateway failed to start: CHATFLUX_PROVIDER must be one of emulator, .*, got "gemini"\.$/],
+    [{ CHATFLUX_WORKERS: 'two' }, 'chatflux gateway failed to start: CHATFLUX_WORKERS must be "auto" (one worker per core) or a whole number from 1 to 256, got "two".'],
+    [{ CHATFLUX_ROUTES: '{"chat":{"targets":[{"provider":"deepseek","retry":1}]}}' }, /^chatflux gateway failed to start: CHATFLUX_ROUTES is not a valid route table: chat\.targets\.0: .*retry.*"Failover" section\.$/],
+    [{ CHATFLUX_METRICS_TOKEN: 'two words' }, /^chatflux gateway failed to start: CHATFLUX_METRICS_TOKEN must be one word/],
   ])('a bad setting %j: one line naming it, exit code 1', async (env, line) => {
     const { code, stderr } = await runBin({ PORT: '0', ...env });
     expect(code).toBe(1);

@@ -92,6 +92,30 @@ describe('continueAfterCut', () => {
     });
   });
 
+  it('ends the continuation when the result is unsubscribed', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('a-#', v, cut);
+      const rest = cold('    -c-d-f|', v);
+      expectObservable(source.pipe(continueAfterCut({ continueWith: () => rest })), '^----!').toBe('a--c-', v);
+      expectSubscriptions(source.subscriptions).toBe('^-!');
+      expectSubscriptions(rest.subscriptions).toBe('--^--!');
+    });
+  });
+
+  it('errors with what `continueWith`, `isCut` or `onSegment` throws after a cut (not lost as an unhandled error)', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const bug = new Error('bug in a callback');
+      const source = cold('a-#', v, cut);
+      const rest = cold('-c|', v);
+      const fails = (): never => {
+        throw bug;
+      };
+      expectObservable(source.pipe(continueAfterCut({ continueWith: fails }))).toBe('a-#', v, bug);
+      expectObservable(source.pipe(continueAfterCut({ continueWith: () => rest, isCut: fails }))).toBe('a-#', v, bug);
+      expectObservable(source.pipe(continueAfterCut({ continueWith: () => rest, onSegment: fails }))).toBe('a-#', v, bug);
+    });
+  });
+
   it('continues again after a second cut, with all the text so far, up to maxContinuations', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const idle = new TimeoutError('idle', 5);

@@ -92,6 +92,29 @@ describe('failover', () => {
     });
   });
 
+  it('ends the current attempt when the result is unsubscribed (here: during the second target)', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--#', undefined, e503);
+      const b = cold('  --x--y--|');
+      expectObservable(failover([{ name: 'a', source: () => a }, { name: 'b', source: () => b }]), '^-----!').toBe('----x-');
+      expectSubscriptions(a.subscriptions).toBe('^-!');
+      expectSubscriptions(b.subscriptions).toBe('--^---!');
+    });
+  });
+
+  it('errors with what `next`, `skip` or `onAttempt` throws after a failure (not lost as an unhandled error)', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--#', undefined, e503);
+      const b = cold('  --x|');
+      const bug = new Error('bug in next');
+      const targets = [{ name: 'a', source: () => a }, { name: 'b', source: () => b }];
+      expectObservable(failover(targets, { next: () => { throw bug; } })).toBe('--#', undefined, bug);
+      expectObservable(failover(targets, { skip: (index) => { if (index === 1) throw bug; return false; } })).toBe('--#', undefined, bug);
+      expectObservable(failover(targets, { onAttempt: () => { throw bug; } })).toBe('--#', undefined, bug);
+      expectSubscriptions(b.subscriptions).toBe([]);
+    });
+  });
+
   it('errors with noTarget() when every target is skipped, and refuses an empty list', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const busy = new Error('all open');

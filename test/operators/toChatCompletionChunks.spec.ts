@@ -1,6 +1,7 @@
+import { Observable, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { UpstreamStreamError } from '../../src/core/errors';
-import type { LlmClientOutputChunk, Usage } from '../../src/core/schemas';
+import type { LlmClientOutput, LlmClientOutputChunk, Usage } from '../../src/core/schemas';
 import { toChatCompletion } from '../../src/operators/toChatCompletion';
 import { toChatCompletionChunks } from '../../src/operators/toChatCompletionChunks';
 
@@ -83,6 +84,37 @@ describe('toChatCompletionChunks', () => {
     });
   });
 
+  it('passes an unsubscription on to the source', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-c-|', { a: piece({ content: 'a' }, 0), b: piece({ content: 'b' }, 1), c: piece({ content: 'c' }, 2) });
+      expectObservable(source.pipe(toChatCompletionChunks(config)), '^--!').toBe('-a-', { a: chunk({ role: 'assistant', content: 'a' }) });
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('lets a synchronous source see `closed` once the consumer is done (firehose + take)', () => {
+    const sent: number[] = [];
+    const firehose = new Observable<LlmClientOutputChunk>((subscriber) => {
+      for (let i = 0; i < 100 && !subscriber.closed; i++) {
+        sent.push(i);
+        subscriber.next(piece({ content: String(i) }, i));
+      }
+      subscriber.complete();
+    });
+    const seen: unknown[] = [];
+    firehose.pipe(toChatCompletionChunks(config), take(2)).subscribe((value) => seen.push(value));
+    expect(seen).toHaveLength(2);
+    expect(sent).toEqual([0, 1]);
+  });
+
+  it('errors (rather than losing the throw) on a piece without a message, and unsubscribes the source there', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-|', { a: piece({ content: 'Hi' }, 0), b: { done: false, index: 1 } as unknown as LlmClientOutputChunk });
+      expectObservable(source.pipe(toChatCompletionChunks(config))).toBe('-a-#', { a: chunk({ role: 'assistant', content: 'Hi' }) }, expect.any(TypeError));
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+
   it('names a fresh chatcmpl id and the current time by default', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const source = cold('(d|)', { d: piece({}, 0, true) });
@@ -115,6 +147,17 @@ describe('toChatCompletion', () => {
           usage,
         },
       });
+    });
+  });
+
+  it('passes an error through, and an unsubscription on to the source', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const error = new UpstreamStreamError('cut');
+      const failing = cold<LlmClientOutput>('--#', undefined, error);
+      expectObservable(failing.pipe(toChatCompletion())).toBe('--#', undefined, error);
+      const slow = cold('-----(a|)', { a: { ...output, message: { role: 'assistant' as const, content: 'Hi' } } });
+      expectObservable(slow.pipe(toChatCompletion()), '^--!').toBe('----');
+      expectSubscriptions(slow.subscriptions).toBe('^--!');
     });
   });
 
