@@ -51,6 +51,9 @@ describe('parseChatRequest', () => {
     ['tool_choice', 'sometimes', 'tool_choice'],
     ['response_format', { schema: {} }, 'response_format.type'],
     ['top_p', 2, 'top_p'],
+    ['stream', 'yes', 'stream'],
+    ['stream_options', 'usage please', 'stream_options'],
+    ['stream_options', { include_usage: 'yes' }, 'stream_options.include_usage'],
   ])('a known field of the wrong type is a 400 naming it: %s = %j', (field, value, path) => {
     const error = refusal(() => parseChatRequest({ messages: [{ role: 'user', content: 'x' }], [field]: value }));
     expect(error.code).toBe('invalid_request');

@@ -242,6 +242,18 @@ export type UpstreamMessage = z.infer<typeof UpstreamMessage>;
  * contract's `ChatRequest`: every option a client sends reaches the provider intact, and so do unknown ones.
  */
 export const ChatRequestOptions = z.looseObject({
+  /**
+   * Stream the answer (OpenAI's `/v1/chat/completions` chooses its wire by it; the upstream request always has
+   * `true`: `requestCompletion` sets it).
+   */
+  stream: z.boolean().nullish(),
+  /** `include_usage`: ask for a final usage chunk (always `true` upstream: `requestCompletion` sets it). */
+  stream_options: z
+    .looseObject({
+      /** Ask for a final usage chunk. */
+      include_usage: z.boolean().nullish(),
+    })
+    .nullish(),
   /** Sampling temperature, 0–2. */
   temperature: z.number().min(0).max(2).nullish(),
   /** Nucleus sampling, 0–1. */
@@ -303,15 +315,6 @@ export const ChatCompletionRequest = z.looseObject({
   model: z.string().min(1),
   /** The conversation so far. */
   messages: z.array(UpstreamMessage).min(1),
-  /** Always set to `true` by `requestCompletion`. */
-  stream: z.boolean().nullish(),
-  /** `include_usage` is always set to `true` by `requestCompletion`. */
-  stream_options: z
-    .looseObject({
-      /** Ask for a final usage chunk. */
-      include_usage: z.boolean().nullish(),
-    })
-    .nullish(),
   ...ChatRequestOptions.shape,
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
