@@ -1,4 +1,4 @@
-import { Subscription, type Observable, type TeardownLogic } from 'rxjs';
+import { Subscriber, Subscription, type Observable, type TeardownLogic } from 'rxjs';
 import { ConfigError, ShutdownError } from '../core/errors.js';
 import { toErrorResponse } from '../core/toErrorResponse.js';
 import type { WireFormat } from '../wire/WireFormat.js';
@@ -188,7 +188,7 @@ export function createResponseWriter<T>(
       signal?.addEventListener('abort', onAbort, { once: true });
       armHeartbeat(heartbeatMs);
       // Added to a closed Subscription (settled synchronously), the source's subscription is unsubscribed at once.
-      subscription.add(source.subscribe({ next, error: fail, complete }));
+      subscription.add(source.subscribe(new WriterSubscriber<T>(next, fail, complete)));
     },
     gone() {
       settle('disconnected', committed ? 200 : 0);
@@ -206,4 +206,36 @@ export function createResponseWriter<T>(
       return done;
     },
   };
+}
+
+/**
+ * The writer's own subscriber: the source's notifications call the writer's handlers directly. A plain observer
+ * handed to `subscribe` is wrapped in a `SafeSubscriber` and a `ConsumerObserver` — two more calls per value, and a
+ * try/catch of their own, on every frame of the response.
+ */
+class WriterSubscriber<T> extends Subscriber<T> {
+  constructor(next: (value: T) => void, error: (error: unknown) => void, complete: () => void) {
+    super();
+    this._next = (value: T): void => {
+      try {
+        next(value);
+      } catch (thrown) {
+        error(thrown); // the handlers catch what they call; should the sink throw, the response fails (not the process)
+      }
+    };
+    this._error = (reason: unknown): void => {
+      try {
+        error(reason);
+      } finally {
+        this.unsubscribe();
+      }
+    };
+    this._complete = (): void => {
+      try {
+        complete();
+      } finally {
+        this.unsubscribe();
+      }
+    };
+  }
 }
