@@ -32,6 +32,9 @@ export function createOperatorSubscriber<T>(
 }
 
 class OperatorSubscriber<T> extends Subscriber<T> {
+  private readonly onNext: (value: T) => void;
+  private readonly target: Subscriber<unknown>;
+
   constructor(
     destination: Subscriber<unknown>,
     onNext: (value: T) => void,
@@ -39,13 +42,8 @@ class OperatorSubscriber<T> extends Subscriber<T> {
     onError: ((error: unknown) => void) | undefined,
   ) {
     super(destination as Subscriber<T>); // adds this subscriber to the destination (the unsubscription chain)
-    this._next = (value: T): void => {
-      try {
-        onNext(value);
-      } catch (error) {
-        destination.error(error);
-      }
-    };
+    this.onNext = onNext;
+    this.target = destination;
     if (onComplete !== undefined) {
       this._complete = (): void => {
         try {
@@ -68,6 +66,22 @@ class OperatorSubscriber<T> extends Subscriber<T> {
           this.unsubscribe();
         }
       };
+    }
+  }
+
+  /**
+   * A value: rxjs's `Subscriber.next` (a stopped subscriber ignores it), with the handler called from this class's
+   * own method. `Subscriber.prototype.next` is shared by every subscriber of the process, so its `this._next(value)`
+   * call sees them all and is never inlined; a call site that always hands values to this class (one operator's
+   * `destination.next(value)`) can inline this method and the handler, a few nanoseconds instead of two megamorphic
+   * calls per value and per operator.
+   */
+  override next(value: T): void {
+    if (this.isStopped) return super.next(value); // rxjs's handling of a notification after the end
+    try {
+      this.onNext(value);
+    } catch (error) {
+      this.target.error(error);
     }
   }
 }
