@@ -211,18 +211,17 @@ export function createResponseWriter<T>(
 /**
  * The writer's own subscriber: the source's notifications call the writer's handlers directly. A plain observer
  * handed to `subscribe` is wrapped in a `SafeSubscriber` and a `ConsumerObserver` — two more calls per value, and a
- * try/catch of their own, on every frame of the response.
+ * try/catch of their own, on every frame of the response. Values come through this class's own `next()` method
+ * (not `Subscriber.prototype.next`, shared by every subscriber in the process and so never inlined).
  */
 class WriterSubscriber<T> extends Subscriber<T> {
+  private readonly onNext: (value: T) => void;
+  private readonly onError: (error: unknown) => void;
+
   constructor(next: (value: T) => void, error: (error: unknown) => void, complete: () => void) {
     super();
-    this._next = (value: T): void => {
-      try {
-        next(value);
-      } catch (thrown) {
-        error(thrown); // the handlers catch what they call; should the sink throw, the response fails (not the process)
-      }
-    };
+    this.onNext = next;
+    this.onError = error;
     this._error = (reason: unknown): void => {
       try {
         error(reason);
@@ -237,5 +236,14 @@ class WriterSubscriber<T> extends Subscriber<T> {
         this.unsubscribe();
       }
     };
+  }
+
+  override next(value: T): void {
+    if (this.isStopped) return super.next(value); // rxjs's handling of a notification after the end
+    try {
+      this.onNext(value);
+    } catch (thrown) {
+      this.onError(thrown); // the handlers catch what they call; should the sink throw, the response fails (not the process)
+    }
   }
 }
