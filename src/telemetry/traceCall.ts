@@ -1,7 +1,8 @@
-import { defer, tap, type Observable } from 'rxjs';
+import { defer, type Observable } from 'rxjs';
 import type { CompletionCall } from './CompletionCall.js';
 import type { CompletionDescription } from './CompletionDescription.js';
 import type { CompletionTelemetry } from './CompletionTelemetry.js';
+import { watchNotifications } from './watchNotifications.js';
 
 /**
  * Runs one completion inside its span: on each subscription, starts a {@link CompletionCall} (when telemetry records
@@ -28,10 +29,10 @@ export function traceCall<T>(
   return defer(() => {
     const call = telemetry.start(description());
     if (call === undefined) return run(undefined);
-    // One `tap` (one hop per value; a plain observer handed to `subscribe` is wrapped in a SafeSubscriber, a second):
-    // its `unsubscribe` runs only when the subscriber leaves before the end.
+    // One hop per value (watchNotifications: `tap`'s handlers, through a subscriber whose own next() passes the value
+    // on); its `unsubscribe` runs only when the subscriber leaves before the end.
     return run(call).pipe(
-      tap({
+      watchNotifications<T>({
         error: (error: unknown) => call.end(error ?? new Error('failed')),
         complete: () => call.end(undefined),
         unsubscribe: () => call.end('aborted'),

@@ -1,6 +1,7 @@
-import { tap, type MonoTypeOperatorFunction } from 'rxjs';
+import type { MonoTypeOperatorFunction } from 'rxjs';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import type { CompletionCall } from './CompletionCall.js';
+import { watchNotifications } from './watchNotifications.js';
 
 /**
  * Reports one attempt of a traced completion to its {@link CompletionCall}: the attempt's start (a retry, from the
@@ -18,9 +19,8 @@ import type { CompletionCall } from './CompletionCall.js';
  */
 export function watchAttempt(call: CompletionCall | undefined): MonoTypeOperatorFunction<ChatCompletionChunk> {
   if (call === undefined) return (source) => source;
-  // `tap` calls these from its own subscriber: one hop per chunk (a plain observer handed to `subscribe` would be
-  // wrapped in a SafeSubscriber, a second one).
-  return tap<ChatCompletionChunk>({
+  // One subscriber per attempt whose own next() calls `call.chunk` (see watchNotifications: `tap`'s is a few calls more).
+  return watchNotifications<ChatCompletionChunk>({
     subscribe: () => call.attempt(),
     next: (chunk) => call.chunk(chunk),
     error: (error: unknown) => call.attemptFailed(error),
