@@ -243,7 +243,10 @@ describe('npm start (src/gateway/main.ts as a process)', () => {
     child.stdout.resume();
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      await waitFor(() => /listening on (http:\/\/\S+)/.test(stderr), 20_000);
+      // Generous: tsx compiles the gateway on start, and CI runs this beside other suites on two cores.
+      await waitFor(() => /listening on (http:\/\/\S+)/.test(stderr), 60_000).catch((error: unknown) => {
+        throw new Error(`npm start did not print "listening on" within 60 s; its stderr:\n${stderr}`, { cause: error });
+      });
       const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1] ?? '';
       expect((await rawRequest(`${url}/healthz`)).status).toBe(200);
       const denied = await rawRequest(`${url}/chat/json`, { body: HELLO });
@@ -256,5 +259,5 @@ describe('npm start (src/gateway/main.ts as a process)', () => {
     } finally {
       child.kill('SIGKILL');
     }
-  }, 30_000);
+  }, 90_000);
 });
