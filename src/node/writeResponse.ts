@@ -42,8 +42,8 @@ const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: 
  * 3. When `res.write()` returns `false`, `demand.pause()`; `'drain'` or `'close'` resume it.
  * 4. `'close'` of the response before its end unsubscribes from the source, which aborts the upstream request.
  * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the socket is full).
- * 6. The first frame (or heartbeat) is written at once, with the headers (the time to the first byte does not wait
- *    for the rest of its network read); after it, the frames of one tick of the event loop (a network read of the
+ * 6. The first frame (or heartbeat) is written at once, with the headers, and the socket uncorked (the time to the
+ *    first byte does not wait for the rest of its network read); after it, the frames of one tick of the event loop (a network read of the
  *    upstream usually carries several) are written with one `res.write()` at the end of that tick, then
  *    `res.flush()` when present (compression middleware). The end of the response and an in-band error are written
  *    after them, in order.
@@ -111,7 +111,13 @@ export function writeResponse<T>(
           // carry hundreds of events, and the client's first byte would otherwise wait for all of them.
           firstWrite = false;
           queued = text;
-          return writeQueued();
+          writeQueued();
+          // Node corks the socket at a response's write until the next tick; that tick comes only once the rest of the
+          // network read (hundreds of events) is parsed and written. Uncorked now, the headers and the first frame
+          // leave at once. (An uncork of a socket that is not corked does nothing; later writes cork it again.)
+          const socket = res.socket;
+          if (socket !== null && socket.writableCorked > 0) socket.uncork();
+          return;
         }
         queued += text;
         if (!flushScheduled) {

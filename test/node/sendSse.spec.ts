@@ -55,6 +55,23 @@ describe('sendSse', () => {
     expect(writes).toEqual([frame(0), frame(1) + frame(2)]); // frame 3 goes out with the end
   });
 
+  it('leaves the socket uncorked after the first frame: it is sent before the rest of its burst is handled', async () => {
+    // Node corks a response's socket at each write until the next tick, which comes only after the whole burst.
+    const corked: number[] = [];
+    server = await startServer((_req, res) => {
+      const source = new Observable<unknown>((subscriber) => {
+        subscriber.next(chunk(0, '0'));
+        corked.push(res.socket?.writableCorked ?? -1); // still inside the burst
+        subscriber.next(chunk(1, '1', true));
+        subscriber.complete();
+      });
+      void sendSse(res, source);
+    });
+    const res = await rawRequest(server.url);
+    expect(expectSseAnswer(res)).toHaveLength(2);
+    expect(corked).toEqual([0]);
+  });
+
   it("counts the outcome's bytes as the UTF-8 bytes written (CJK, emoji, a lone surrogate), over bursts and the end", async () => {
     const outcomes: WriteOutcome[] = [];
     const texts = ['你好', '世界 🙂', 'a\uD800b', 'plain'];
