@@ -212,15 +212,19 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       timeouts: { connect: timeouts.connect, headers: timeouts.headers, body: 0, errorBody: timeouts.errorBody },
     });
-    return withConnectionSlot(upstream, slots, {
-      connections,
-      waitMs: connectionWaitMs,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    }).pipe(
+    // The parser and decoder are subscribed once a connection slot is granted: a request waiting in the queue holds
+    // none of their state (both pass the slot's errors through untouched, so nothing else changes).
+    const decoded = upstream.pipe(
       parseSse(),
       // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
       // before its usage says so (usage_missing) instead of silently lacking it.
       decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
+    );
+    return withConnectionSlot(decoded, slots, {
+      connections,
+      waitMs: connectionWaitMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }).pipe(
       chunkTimeouts<ChatCompletionChunk>({
         firstChunk: timeouts.firstChunk,
         idle: timeouts.idle,

@@ -19,6 +19,7 @@ import { listen } from './listen.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
 import { crossOriginPolicy } from './crossOriginPolicy.js';
 import { pageSecurityHeaders } from './pageSecurityHeaders.js';
+import { presetRequestFields } from './presetRequestFields.js';
 import pino, { type DestinationStream } from 'pino';
 import { matchesBearerKey } from '../node/matchesBearerKey.js';
 import { createGatewayTelemetry } from './createGatewayTelemetry.js';
@@ -175,7 +176,11 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));
 
   // Not app.listen: Express 5 calls its callback with a listen error too, as if listening.
-  const server = createServer(app);
+  // Each request and response gets Express's fields first: one shared hidden class instead of one each.
+  const server = createServer((req, res) => {
+    presetRequestFields(req, res);
+    app(req, res);
+  });
   const { responseHeaders } = options;
   if (responseHeaders !== undefined) {
     server.prependListener('request', (_req, res) => {

@@ -270,7 +270,10 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       });
     });
     const onValue = log === undefined ? undefined : (value: unknown) => void (usage = usageOf(value) ?? usage);
-    const written = send(res, source, { ...writeConfigOf(wire), demand, ...(onValue === undefined ? {} : { onValue }) });
+    // This request's fields first, the wire's shared options spread after (they never name `demand` or `onValue`): V8
+    // gives an object spread and then extended a hidden class of its own, kept for the life of the stream.
+    const options = writeConfigOf(wire);
+    const written = send(res, source, onValue === undefined ? { demand, ...options } : { demand, onValue, ...options });
     void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
       const method = req.method ?? 'POST';

@@ -51,14 +51,30 @@ const FAILED_FINISH_REASONS: ReadonlySet<string> = new Set(['insufficient_system
  * 6. O(1) work per chunk besides the assembler; nothing is copied.
  */
 export function createOutputAccumulator(choice: number): OutputAccumulator {
-  let finishReason: string | undefined;
-  let usage: Usage | undefined;
-  let usageMissing = false;
-  const identity = createChunkIdentity();
-  let chunks = 0;
-  let assembler: ToolCallAssembler | undefined;
+  return new Accumulator(choice);
+}
 
-  const ours = (calls: readonly AssembledToolCall[]): ToolCall[] | undefined => {
+/**
+ * The accumulator as a class: its getters live on the prototype, so every instance shares one hidden class (an object
+ * literal with its own getter closures gets a hidden class, descriptors and accessor pairs of its own, about 1 KB per
+ * stream).
+ */
+class Accumulator implements OutputAccumulator {
+  #finishReason: string | undefined;
+  #usage: Usage | undefined;
+  #usageMissing = false;
+  readonly #identity = createChunkIdentity();
+  #chunks = 0;
+  #assembler: ToolCallAssembler | undefined;
+
+  readonly #choice: number;
+
+  constructor(choice: number) {
+    this.#choice = choice;
+  }
+
+  #ours(calls: readonly AssembledToolCall[]): ToolCall[] | undefined {
+    const choice = this.#choice;
     let out: ToolCall[] | undefined;
     for (const call of calls) {
       if (call.choiceIndex !== choice) continue;
@@ -69,77 +85,85 @@ export function createOutputAccumulator(choice: number): OutputAccumulator {
       });
     }
     return out;
-  };
+  }
 
-  return {
-    push(chunk) {
-      chunks += 1;
-      identity.note(chunk);
-      let content = '';
-      let reasoning = '';
-      let refusal = '';
-      let hasToolFragments = false;
-      let matched = false;
-      let choiceUsage: Usage | undefined;
-      const { choices } = chunk;
-      for (let position = 0; position < choices.length; position++) {
-        const current = choices[position]!;
-        const delta = current.delta;
-        if (delta?.tool_calls?.length) hasToolFragments = true;
-        if ((current.index ?? position) !== choice) continue;
-        matched = true;
-        if (delta) {
-          content += deltaContent(delta);
-          reasoning += deltaReasoning(delta) ?? '';
-          if (typeof delta.refusal === 'string') refusal += delta.refusal;
-        }
-        if (current.usage) choiceUsage = current.usage;
-        if (current.finish_reason) {
-          finishReason = current.finish_reason;
-          if (FAILED_FINISH_REASONS.has(finishReason)) {
-            throw new AnswerFailedError(
-              finishReason,
-              `the upstream answer failed with finish_reason "${finishReason}"`,
-            );
-          }
+  push(chunk: ChatCompletionChunk): OutputMessage | undefined {
+    const choice = this.#choice;
+    this.#chunks += 1;
+    this.#identity.note(chunk);
+    let content = '';
+    let reasoning = '';
+    let refusal = '';
+    let hasToolFragments = false;
+    let matched = false;
+    let choiceUsage: Usage | undefined;
+    const { choices } = chunk;
+    for (let position = 0; position < choices.length; position++) {
+      const current = choices[position]!;
+      const delta = current.delta;
+      if (delta?.tool_calls?.length) hasToolFragments = true;
+      if ((current.index ?? position) !== choice) continue;
+      matched = true;
+      if (delta) {
+        content += deltaContent(delta);
+        reasoning += deltaReasoning(delta) ?? '';
+        if (typeof delta.refusal === 'string') refusal += delta.refusal;
+      }
+      if (current.usage) choiceUsage = current.usage;
+      if (current.finish_reason) {
+        const finishReason = current.finish_reason;
+        this.#finishReason = finishReason;
+        if (FAILED_FINISH_REASONS.has(finishReason)) {
+          throw new AnswerFailedError(
+            finishReason,
+            `the upstream answer failed with finish_reason "${finishReason}"`,
+          );
         }
       }
-      // A top-level usage belongs to us on our choice's chunk or on a usage-only chunk (`choices: []`); on another
-      // choice's chunk it is that choice's (decodeChunk copies Moonshot's per-choice usage up).
-      if (choiceUsage) usage = choiceUsage;
-      else if (matched || choices.length === 0) usage = chunkUsage(chunk) ?? usage;
-      if (choices.length === 0 && (chunk as { usage_missing?: unknown }).usage_missing === true) usageMissing = true;
-      if (hasToolFragments) assembler ??= createToolCallAssembler();
-      const toolCalls = assembler ? ours(assembler.push(chunk)) : undefined;
-      if (content === '' && reasoning === '' && refusal === '' && toolCalls === undefined) return undefined;
-      const message: OutputMessage = { role: 'assistant', content };
-      if (reasoning !== '') message.reasoning_content = reasoning;
-      if (refusal !== '') message.refusal = refusal;
-      if (toolCalls !== undefined) message.tool_calls = toolCalls;
-      return message;
-    },
-    finish() {
-      if (chunks === 0)
-        throw new StreamProtocolError('stream_incomplete', 'the upstream stream ended without any chunk');
-      return assembler ? ours(assembler.flush()) : undefined;
-    },
-    get finishReason() {
-      return finishReason;
-    },
-    get usage() {
-      return usage;
-    },
-    get usageMissing() {
-      return usageMissing && usage === undefined;
-    },
-    get id() {
-      return identity.id;
-    },
-    get model() {
-      return identity.model;
-    },
-    get created() {
-      return identity.created;
-    },
-  };
+    }
+    // A top-level usage belongs to us on our choice's chunk or on a usage-only chunk (`choices: []`); on another
+    // choice's chunk it is that choice's (decodeChunk copies Moonshot's per-choice usage up).
+    if (choiceUsage) this.#usage = choiceUsage;
+    else if (matched || choices.length === 0) this.#usage = chunkUsage(chunk) ?? this.#usage;
+    if (choices.length === 0 && (chunk as { usage_missing?: unknown }).usage_missing === true) this.#usageMissing = true;
+    if (hasToolFragments) this.#assembler ??= createToolCallAssembler();
+    const assembler = this.#assembler;
+    const toolCalls = assembler ? this.#ours(assembler.push(chunk)) : undefined;
+    if (content === '' && reasoning === '' && refusal === '' && toolCalls === undefined) return undefined;
+    const message: OutputMessage = { role: 'assistant', content };
+    if (reasoning !== '') message.reasoning_content = reasoning;
+    if (refusal !== '') message.refusal = refusal;
+    if (toolCalls !== undefined) message.tool_calls = toolCalls;
+    return message;
+  }
+
+  finish(): ToolCall[] | undefined {
+    if (this.#chunks === 0) throw new StreamProtocolError('stream_incomplete', 'the upstream stream ended without any chunk');
+    const assembler = this.#assembler;
+    return assembler ? this.#ours(assembler.flush()) : undefined;
+  }
+
+  get finishReason(): string | undefined {
+    return this.#finishReason;
+  }
+
+  get usage(): Usage | undefined {
+    return this.#usage;
+  }
+
+  get usageMissing(): boolean {
+    return this.#usageMissing && this.#usage === undefined;
+  }
+
+  get id(): string | undefined {
+    return this.#identity.id;
+  }
+
+  get model(): string | undefined {
+    return this.#identity.model;
+  }
+
+  get created(): number | undefined {
+    return this.#identity.created;
+  }
 }
