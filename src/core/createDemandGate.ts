@@ -50,13 +50,12 @@ export interface DemandGate {
 export function createDemandGate(config: DemandGateConfig = {}): DemandGate {
   const stallTimeoutMs = config.stallTimeoutMs ?? 0;
   let waiters: Array<() => void> = [];
-  let isOpen = true;
   let stallTimer: ReturnType<typeof setTimeout> | undefined;
   let stalled = false;
   const stallListeners = new Set<(error: RequestError) => void>();
   const onStallTimer = (): void => {
     stallTimer = undefined;
-    if (isOpen || stalled) return;
+    if (gate.isOpen || stalled) return;
     stalled = true;
     const error = new RequestError(
       'client_stalled',
@@ -64,19 +63,19 @@ export function createDemandGate(config: DemandGateConfig = {}): DemandGate {
     );
     for (const listener of [...stallListeners]) listener(error);
   };
-  return {
-    get isOpen() {
-      return isOpen;
-    },
+  // `isOpen` is a data property kept current, not a getter: an object literal with a getter gets a hidden class of its
+  // own (one per response, ~0.6 KB each), and every `demand.isOpen` read of the process becomes megamorphic.
+  const gate: { isOpen: boolean } & Omit<DemandGate, 'isOpen'> = {
+    isOpen: true,
     pause() {
-      isOpen = false;
+      gate.isOpen = false;
       if (stallTimeoutMs > 0 && stallTimer === undefined && !stalled) {
         stallTimer = setTimeout(onStallTimer, stallTimeoutMs);
         stallTimer.unref?.();
       }
     },
     resume() {
-      isOpen = true;
+      gate.isOpen = true;
       clearTimeout(stallTimer);
       stallTimer = undefined;
       const ready = waiters;
@@ -84,11 +83,12 @@ export function createDemandGate(config: DemandGateConfig = {}): DemandGate {
       for (const wake of ready) wake();
     },
     whenOpen() {
-      return isOpen ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve));
+      return gate.isOpen ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve));
     },
     onStall(listener) {
       stallListeners.add(listener);
       return () => void stallListeners.delete(listener);
     },
   };
+  return gate;
 }

@@ -16,11 +16,13 @@ export interface ResponseSink {
   /** Drops what is still queued, removes the sink's listeners and opens the demand gate: the response has settled. */
   release(): void;
   /** Whether the sink cannot take more now (the heartbeat is skipped then). */
-  readonly full: boolean;
+  isFull(): boolean;
   /** Whether the platform already sent headers (someone else wrote to the response). */
-  readonly headersSent: boolean;
-  /** Body bytes written (or dropped at a disconnect) so far. */
-  readonly bytes: number;
-  /** `performance.now()` of the latest write. */
-  readonly lastWrite: number;
+  hasSentHeaders(): boolean;
+  // The two counters are data properties the sink keeps current, and the two states above methods, never getters: an
+  // object literal with getters gets a hidden class of its own (one per response, ~0.6 KB each).
+  /** Body bytes written (or dropped at a disconnect) so far; kept current by the sink. */
+  bytes: number;
+  /** `performance.now()` of the latest write; kept current by the sink. */
+  lastWrite: number;
 }

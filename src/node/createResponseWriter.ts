@@ -76,8 +76,6 @@ export function createResponseWriter<T>(
   const streaming = format.streaming;
   const encode = format.encode;
   const heartbeatText = heartbeatMs > 0 ? format.heartbeat : undefined;
-  let committed = false;
-  let done = false;
   let values = 0;
   let firstValueMs: number | undefined;
   let pending: { value: T } | undefined;
@@ -85,45 +83,45 @@ export function createResponseWriter<T>(
   const subscription = new Subscription();
 
   const settle = (result: WriteOutcome['result'], status: number, error?: unknown): void => {
-    if (done) return;
-    done = true;
+    if (writer.done) return;
+    writer.done = true;
     clearTimeout(heartbeat);
     signal?.removeEventListener('abort', onAbort);
     subscription.unsubscribe();
     sink.release();
-    const outcome: WriteOutcome = { result, status, committed, values, bytes: sink.bytes };
+    const outcome: WriteOutcome = { result, status, committed: writer.committed, values, bytes: sink.bytes };
     if (error !== undefined) outcome.error = error;
     if (firstValueMs !== undefined) outcome.firstValueMs = firstValueMs;
     onSettle(outcome);
   };
   const commit = (): void => {
-    if (committed) return;
-    committed = true;
+    if (writer.committed) return;
+    writer.committed = true;
     sink.commit(format.headers);
   };
   const onHeartbeat = (): void => {
     heartbeat = undefined;
-    if (done) return;
+    if (writer.done) return;
     const silent = performance.now() - sink.lastWrite; // one timer, checked against the sink's latest write
     if (silent < heartbeatMs) return armHeartbeat(heartbeatMs - silent);
-    if (sink.full) return armHeartbeat(heartbeatMs);
+    if (sink.isFull()) return armHeartbeat(heartbeatMs);
     write(heartbeatText ?? '');
     heartbeatWritten?.();
   };
   const armHeartbeat = (ms: number): void => {
-    if (heartbeatText === undefined || done || heartbeat !== undefined) return;
+    if (heartbeatText === undefined || writer.done || heartbeat !== undefined) return;
     heartbeat = setTimeout(onHeartbeat, Math.max(1, Math.ceil(ms)));
   };
   const write = (text: string): void => {
-    if (!committed) commit();
+    if (!writer.committed) commit();
     sink.write(text);
     if (heartbeat === undefined) armHeartbeat(heartbeatMs);
   };
   const fail = (error: unknown): void => {
-    if (done) return;
+    if (writer.done) return;
     const { status, body, retryAfterSeconds } = toErrorResponse(error, { secrets });
     const text = format.encodeError(body);
-    if (committed || sink.headersSent) {
+    if (writer.committed || sink.hasSentHeaders()) {
       sink.end(text);
       return settle('failed', 200, error);
     }
@@ -140,7 +138,7 @@ export function createResponseWriter<T>(
     fail(reason instanceof Error && reason.name !== 'AbortError' ? reason : new ShutdownError());
   };
   const complete = (): void => {
-    if (done) return;
+    if (writer.done) return;
     if (!streaming) {
       if (pending === undefined)
         return fail(new ConfigError(`${name} expects a Mono (exactly one value); the source completed empty.`));
@@ -150,7 +148,7 @@ export function createResponseWriter<T>(
       } catch (error) {
         return fail(error);
       }
-      committed = true;
+      writer.committed = true;
       sink.respond(200, format.headers, text);
     } else {
       commit(); // an empty Flux is still a 200 of this format: its Content-Type, Cache-Control, X-Accel-Buffering
@@ -159,7 +157,7 @@ export function createResponseWriter<T>(
     settle('completed', 200);
   };
   const next = (value: T): void => {
-    if (done) return;
+    if (writer.done) return;
     if (values++ === 0) firstValueMs = performance.now() - started;
     if (streaming) {
       let text: string;
@@ -181,9 +179,13 @@ export function createResponseWriter<T>(
     pending = { value };
   };
 
-  return {
+  // `committed` and `done` are data properties kept current, not getters: an object literal with getters gets a hidden
+  // class of its own (one per response, ~0.6 KB each).
+  const writer: { committed: boolean; done: boolean } & Omit<ResponseWriter<T>, 'committed' | 'done'> = {
+    committed: false,
+    done: false,
     start(source) {
-      if (done) return;
+      if (writer.done) return;
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       armHeartbeat(heartbeatMs);
@@ -191,21 +193,16 @@ export function createResponseWriter<T>(
       subscription.add(source.subscribe(new WriterSubscriber<T>(next, fail, complete)));
     },
     gone() {
-      settle('disconnected', committed ? 200 : 0);
+      settle('disconnected', writer.committed ? 200 : 0);
     },
     abandon(error) {
-      settle('failed', committed ? 200 : 0, error);
+      settle('failed', writer.committed ? 200 : 0, error);
     },
     add(teardown) {
       subscription.add(teardown);
     },
-    get committed() {
-      return committed;
-    },
-    get done() {
-      return done;
-    },
   };
+  return writer;
 }
 
 /**

@@ -67,8 +67,6 @@ export function writeResponse<T>(
 ): Promise<WriteOutcome> {
   const { demand } = config;
   return new Promise<WriteOutcome>((resolve) => {
-    let bytes = 0;
-    let lastWrite = performance.now(); // of the latest write: set once per tick, in writeQueued
     let queued = ''; // frames of the current tick, written by writeQueued at its end
     let flushScheduled = false;
     let firstWrite = true;
@@ -80,17 +78,17 @@ export function writeResponse<T>(
      */
     const encodeCounted = (text: string): Buffer => {
       const encoded = Buffer.from(text, 'utf8');
-      bytes += encoded.length;
+      sink.bytes += encoded.length;
       return encoded;
     };
     const writeQueued = (): void => {
       flushScheduled = false;
       if (queued === '') return;
-      lastWrite = performance.now();
+      sink.lastWrite = performance.now();
       const text = queued;
       queued = '';
       if (res.destroyed || res.writableEnded) {
-        bytes += Buffer.byteLength(text); // dropped, but counted
+        sink.bytes += Buffer.byteLength(text); // dropped, but counted
         return;
       }
       if (!res.write(encodeCounted(text)) && demand !== undefined && demand.isOpen) {
@@ -136,24 +134,16 @@ export function writeResponse<T>(
       },
       release() {
         // Written already by end(); else the client is gone and the frames are dropped (but counted).
-        if (queued !== '') bytes += Buffer.byteLength(queued);
+        if (queued !== '') sink.bytes += Buffer.byteLength(queued);
         queued = '';
         res.off('close', onClose);
         res.off('drain', resume);
         resume();
       },
-      get full() {
-        return res.writableNeedDrain;
-      },
-      get headersSent() {
-        return res.headersSent;
-      },
-      get bytes() {
-        return bytes;
-      },
-      get lastWrite() {
-        return lastWrite;
-      },
+      isFull: () => res.writableNeedDrain,
+      hasSentHeaders: () => res.headersSent,
+      bytes: 0,
+      lastWrite: performance.now(), // of the latest write: set once per tick, in writeQueued
     };
     const writer = createResponseWriter(format, sink, { ...config, name: 'sendJson', onSettle: resolve });
     const onClose = (): void => {

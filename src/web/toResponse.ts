@@ -52,8 +52,6 @@ export function toResponse<T>(
   const { demand, requestSignal, onEnd } = config;
   const encoder = new TextEncoder();
   return new Promise<Response>((resolve) => {
-    let bytes = 0;
-    let lastWrite = performance.now();
     let body: ReadableStreamDefaultController<Uint8Array> | undefined; // set by commit: a stream's start() runs at once
 
     const resume = (): void => demand?.resume();
@@ -63,8 +61,8 @@ export function toResponse<T>(
     const enqueue = (text: string): void => {
       if (text === '' || body === undefined) return;
       const chunk = encoder.encode(text);
-      bytes += chunk.byteLength;
-      lastWrite = performance.now();
+      sink.bytes += chunk.byteLength;
+      sink.lastWrite = performance.now();
       body.enqueue(chunk);
       if ((body.desiredSize ?? 1) <= 0 && demand?.isOpen === true) demand.pause();
     };
@@ -89,23 +87,17 @@ export function toResponse<T>(
       },
       respond(status, headers, text) {
         const encoded = encoder.encode(text);
-        bytes += encoded.byteLength;
+        sink.bytes += encoded.byteLength;
         respond(status, encoded, { ...headers, 'Content-Length': String(encoded.byteLength) });
       },
       release() {
         requestSignal?.removeEventListener('abort', onGone);
         resume();
       },
-      get full() {
-        return body !== undefined && (body.desiredSize ?? 1) <= 0;
-      },
-      headersSent: false,
-      get bytes() {
-        return bytes;
-      },
-      get lastWrite() {
-        return lastWrite;
-      },
+      isFull: () => body !== undefined && (body.desiredSize ?? 1) <= 0,
+      hasSentHeaders: () => false,
+      bytes: 0,
+      lastWrite: performance.now(),
     };
     const writer = createResponseWriter(format, sink, {
       ...config,
