@@ -234,7 +234,10 @@ describe('the upstream key (CHATFLUX_API_KEY) in front of an upstream that quote
 
 describe('npm start (src/gateway/main.ts as a process)', () => {
   it('prints its config without secrets, serves, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [join(__dirname, '../../node_modules/tsx/dist/cli.mjs'), join(__dirname, '../../src/gateway/main.ts')], {
+    // As package.json's start script runs it: one node process with tsx's loader (tsx's CLI would fork a second
+    // process, which a SIGKILL of the first leaves behind when the test fails).
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../src/gateway/main.ts')], {
+      cwd: join(__dirname, '../..'),
       env: { ...process.env, PORT: '0', CHATFLUX_PROVIDER: '', CHATFLUX_GATEWAY_KEYS: 'gk-do-not-print-me' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
