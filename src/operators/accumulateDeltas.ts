@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { createAnswerSizeLimit } from './createAnswerSizeLimit.js';
 import { createDeltaAccumulator } from './createDeltaAccumulator.js';
 import { DEFAULT_MAX_ANSWER_CHARS } from './defaultMaxAnswerChars.js';

@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { ConfigError } from '../core/errors.js';
 import { createToolCallAssembler } from './createToolCallAssembler.js';
 import type { ChatCompletionChunk } from '../core/schemas/upstream.js';

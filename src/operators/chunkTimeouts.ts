@@ -1,6 +1,6 @@
 import { asyncScheduler, Observable, type MonoTypeOperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { TimeoutError } from '../core/errors.js';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import type { DemandGate } from '../core/createDemandGate.js';
 
 /** Options of {@link chunkTimeouts}, in milliseconds; absent or `0` means no deadline. */

@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
 import { createChoiceEnds } from './createChoiceEnds.js';
 import { matchesChunkShape } from './matchesChunkShape.js';

@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { ConfigError } from '../core/errors.js';
 import { isTransientError } from './isTransientError.js';
 import { retryOnTransient, type RetryOnTransientConfig } from './retryOnTransient.js';

@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { Observable, type OperatorFunction } from 'rxjs';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
 import { createEventCostCounter } from './createEventCostCounter.js';
 import { createUtf8Decoder, type Utf8Decoder } from './createUtf8Decoder.js';

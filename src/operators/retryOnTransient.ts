@@ -2,7 +2,7 @@ import { Observable, type MonoTypeOperatorFunction, type SchedulerLike } from 'r
 import { asyncScheduler } from 'rxjs';
 import { ConfigError } from '../core/errors.js';
 import { abortableTimer } from './abortableTimer.js';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { computeRetryDelay } from './computeRetryDelay.js';
 import { isTransientError } from './isTransientError.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../core/retryPolicy.js';

@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import type { LlmClientOutputChunk } from '../core/schemas/contract.js';
 import type { ChatCompletionChunk, ChunkDelta } from '../core/schemas/upstream.js';
 

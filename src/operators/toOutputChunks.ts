@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { createOperatorSubscriber } from './createOperatorSubscriber.js';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { ConfigError } from '../core/errors.js';
 import { createOutputAccumulator } from './createOutputAccumulator.js';
 import type { LlmClientOutputChunk, OutputMessage } from '../core/schemas/contract.js';

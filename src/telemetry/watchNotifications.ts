@@ -1,4 +1,5 @@
-import { Observable, Subscriber, type MonoTypeOperatorFunction } from 'rxjs';
+import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 
 /** The handlers of {@link watchNotifications}; each is optional. */
 export interface WatchNotificationsConfig<T> {
@@ -16,7 +17,8 @@ export interface WatchNotificationsConfig<T> {
 
 /**
  * rxjs's `tap` for telemetry's per-chunk path: the same handlers, called in the same order, with one subscriber per
- * subscription whose own `next()` method calls the `next` handler and passes the value on. (`tap`'s subscriber is
+ * subscription (the operators' `createOperatorSubscriber`) whose own `next()` method calls the `next` handler and
+ * passes the value on. (`tap`'s subscriber is
  * reached through `Subscriber.prototype.next`, shared by every subscriber in the process and never inlined, then two
  * closures: a few calls more per chunk, twice per chunk on a traced call.)
  *
@@ -39,50 +41,27 @@ export function watchNotifications<T>(config: WatchNotificationsConfig<T>): Mono
     new Observable<T>((subscriber) => {
       config.subscribe?.();
       let ended = false; // completed or errored: `unsubscribe` is not called then
-      source.subscribe(new WatchingSubscriber<T>(subscriber, config, () => (ended = true)));
+      const { next, error, complete } = config;
+      source.subscribe(
+        createOperatorSubscriber<T>(
+          subscriber,
+          next === undefined
+            ? (value) => subscriber.next(value)
+            : (value) => {
+                next(value);
+                subscriber.next(value);
+              },
+          () => {
+            ended = true;
+            complete?.();
+          },
+          (reason) => {
+            ended = true;
+            error?.(reason);
+            subscriber.error(reason);
+          },
+        ),
+      );
       return config.unsubscribe === undefined ? undefined : () => void (ended || config.unsubscribe?.());
     });
-}
-
-class WatchingSubscriber<T> extends Subscriber<T> {
-  private readonly target: Subscriber<T>;
-  private readonly onNext: ((value: T) => void) | undefined;
-
-  constructor(destination: Subscriber<T>, config: WatchNotificationsConfig<T>, end: () => void) {
-    super(destination); // added to the destination: its unsubscription unsubscribes the source
-    this.target = destination;
-    this.onNext = config.next;
-    this._error = (error: unknown): void => {
-      end();
-      try {
-        config.error?.(error);
-        destination.error(error);
-      } catch (thrown) {
-        destination.error(thrown);
-      } finally {
-        this.unsubscribe();
-      }
-    };
-    this._complete = (): void => {
-      end();
-      try {
-        config.complete?.();
-        destination.complete();
-      } catch (thrown) {
-        destination.error(thrown);
-      } finally {
-        this.unsubscribe();
-      }
-    };
-  }
-
-  override next(value: T): void {
-    if (this.isStopped) return super.next(value); // rxjs's handling of a notification after the end
-    try {
-      this.onNext?.(value);
-    } catch (thrown) {
-      return this.target.error(thrown);
-    }
-    this.target.next(value);
-  }
 }

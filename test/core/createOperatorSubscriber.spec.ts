@@ -1,6 +1,6 @@
 import { Observable, take, type OperatorFunction } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { createOperatorSubscriber } from '../../src/operators/createOperatorSubscriber';
+import { createOperatorSubscriber } from '../../src/core/createOperatorSubscriber';
 
 /** An operator built on the subscriber: each value goes through `onNext`, which may emit to the destination. */
 const through =
