@@ -1,25 +1,12 @@
 import { TestScheduler } from 'rxjs/testing';
+import { CHUNK_VALUES, recordingCall } from '../helpers/recordingCall';
 import type { ChatCompletionChunk } from '../../src/core/schemas/index';
 import type { CompletionCall } from '../../src/telemetry/CompletionCall';
 import type { CompletionTelemetry } from '../../src/telemetry/CompletionTelemetry';
 import { traceCall } from '../../src/telemetry/traceCall';
 
-const chunk = (id: string): ChatCompletionChunk => ({ id, object: 'chat.completion.chunk', created: 1, model: 'm', choices: [] }) as ChatCompletionChunk;
-const values = { a: chunk('a'), b: chunk('b') };
+const values = CHUNK_VALUES;
 const scheduler = (): TestScheduler => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-
-/** A call that records what it is told, with the frame it was told at. */
-const recordingCall = (now: () => number): CompletionCall & { log: string[] } => {
-  const log: string[] = [];
-  return {
-    log,
-    headers: () => ({}),
-    attempt: () => void log.push(`${now()} attempt`),
-    chunk: (c) => void log.push(`${now()} chunk ${c.id}`),
-    attemptFailed: (error) => void log.push(`${now()} failed ${String(error)}`),
-    end: (outcome) => void log.push(`${now()} end ${outcome === undefined ? 'ok' : String(outcome)}`),
-  };
-};
 
 describe('traceCall (marbles)', () => {
   const traced = (s: TestScheduler, source: Parameters<typeof traceCall<ChatCompletionChunk>>[2]) => {

@@ -1,24 +1,9 @@
 import { TestScheduler } from 'rxjs/testing';
-import type { ChatCompletionChunk } from '../../src/core/schemas/index';
-import type { CompletionCall } from '../../src/telemetry/CompletionCall';
+import { CHUNK_VALUES, recordingCall } from '../helpers/recordingCall';
 import { watchAttempt } from '../../src/telemetry/watchAttempt';
 
-const chunk = (id: string): ChatCompletionChunk => ({ id, object: 'chat.completion.chunk', created: 1, model: 'm', choices: [] }) as ChatCompletionChunk;
-const values = { a: chunk('a'), b: chunk('b') };
+const values = CHUNK_VALUES;
 const scheduler = (): TestScheduler => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-
-/** A call that records what it is told, with the frame it was told at. */
-const recordingCall = (now: () => number): CompletionCall & { log: string[] } => {
-  const log: string[] = [];
-  return {
-    log,
-    headers: () => ({}),
-    attempt: () => void log.push(`${now()} attempt`),
-    chunk: (c) => void log.push(`${now()} chunk ${c.id}`),
-    attemptFailed: (error) => void log.push(`${now()} failed ${String(error)}`),
-    end: (outcome) => void log.push(`${now()} end ${outcome === undefined ? 'ok' : String(outcome)}`),
-  };
-};
 
 describe('watchAttempt (marbles)', () => {
   it('passes the chunks through and tells the call of the attempt, each chunk and the failure, in time', () => {
