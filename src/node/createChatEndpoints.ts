@@ -216,15 +216,17 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     signal = AbortSignal.any([shutdown.signal, config.signal]);
     setMaxListeners(0, signal); // one `abort` listener per response in flight
   }
-  const writeConfig: WriteResponseConfig = {
+  // The options every response shares; each request adds its own `demand` and `onValue` (typed out here, so that a
+  // shared one can never override a request's).
+  const writeConfig: Omit<WriteResponseConfig, 'demand' | 'onValue'> = {
     secrets,
     ...(signal === undefined ? {} : { signal }),
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
   };
   const { onHeartbeat } = config;
   /** Each wire's writer options, made once: with its own `onHeartbeat` (no closure per request). */
-  const wireConfigs = new Map<ChatWireFormat, WriteResponseConfig>();
-  const writeConfigOf = (wire: ChatWireFormat): WriteResponseConfig => {
+  const wireConfigs = new Map<ChatWireFormat, Omit<WriteResponseConfig, 'demand' | 'onValue'>>();
+  const writeConfigOf = (wire: ChatWireFormat): Omit<WriteResponseConfig, 'demand' | 'onValue'> => {
     let made = wireConfigs.get(wire);
     if (made === undefined) {
       const { endpoint } = CHAT_WIRES[wire];
@@ -270,8 +272,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       });
     });
     const onValue = log === undefined ? undefined : (value: unknown) => void (usage = usageOf(value) ?? usage);
-    // This request's fields first, the wire's shared options spread after (they never name `demand` or `onValue`): V8
-    // gives an object spread and then extended a hidden class of its own, kept for the life of the stream.
+    // This request's fields first, the wire's shared options spread after (their type excludes `demand` and
+    // `onValue`): V8 gives an object spread and then extended a hidden class of its own, kept for the life of the stream.
     const options = writeConfigOf(wire);
     const written = send(res, source, onValue === undefined ? { demand, ...options } : { demand, onValue, ...options });
     void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
