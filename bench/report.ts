@@ -362,7 +362,7 @@ export function renderResults(input: ResultsInput): { markdown: string; targets:
       `Each contestant runs in its own process: ${input.parse.warmup} warm-up run(s), then ${input.parse.reps} measured runs; the median is shown` +
         (input.parse.ratioReps === undefined
           ? '. '
-          : ` (the floor, eventsource-parser and chatflux, whose ratios the targets judge: ${input.parse.ratioWarmup ?? input.parse.warmup} warm-up and ${input.parse.ratioReps} measured runs, for steadier medians). `) +
+          : ` (the floor, eventsource-parser and chatflux, whose ratios the targets judge: ${input.parse.ratioWarmup ?? input.parse.warmup} warm-up and ${input.parse.ratioReps} measured runs, for steadier medians; on each workload they run back to back, before the SDKs, so a change in the machine's load seldom falls between them). `) +
         "Every run's final text / tool arguments are checked equal to the expected ones (the bench fails otherwise). " +
         'A full GC runs once after the workload is built (the RSS baseline), not between runs: forced between runs, it frees the hidden classes of the last run\'s parsed JSON, and every run starts deoptimized again (100 deoptimizations in 9 chatflux runs instead of 19; 16 instead of 7 for the floor) — a cold start no service parsing streams all day sees. ' +
         'Chunks come from memory (pre-built Uint8Arrays): the floor, eventsource-parser and chatflux (a synchronous `from(chunks)`) are fed in a loop; ' +
