@@ -8,6 +8,10 @@ import type { GatewayConfig } from './loadGatewayConfig.js';
  * emulator, which continues DeepSeek-style prefixes), with its own retries and deadlines, the gateway's answer cap
  * and `/chat/json` deadline, and every attempt and breaker transition told to `onEvent`.
  *
+ * A target's deadlines are its own `timeouts`, else the gateway's: `CHATFLUX_IDLE_TIMEOUT_MS` for every target;
+ * `CHATFLUX_HEADERS_TIMEOUT_MS` and `CHATFLUX_FIRST_CHUNK_TIMEOUT_MS` for the last target only — the others get
+ * the route's silence budget (`silenceMs`), after which the next target answers.
+ *
  * @param config - The gateway's configuration (its `routes` and `routeKeys`).
  * @param emulatorUrl - The built-in emulator's base URL, for targets whose provider is `emulator`.
  * @param onEvent - Receives every route event.
@@ -21,10 +25,18 @@ export function createGatewayRoutes(
   telemetry?: TelemetryConfig,
 ): Record<string, ChatClient> {
   const routes: Record<string, ChatClient> = {};
+  const idle = config.idleTimeoutMs === undefined ? {} : { idle: config.idleTimeoutMs };
+  const lastTimeouts = {
+    ...(config.headersTimeoutMs === undefined ? {} : { headers: config.headersTimeoutMs }),
+    ...(config.firstChunkTimeoutMs === undefined ? {} : { firstChunk: config.firstChunkTimeoutMs }),
+    ...idle,
+  };
   for (const [model, route] of Object.entries(config.routes ?? {})) {
-    const targets = route.targets.map((target): ChatRouteTarget => {
-      const { provider, apiKeyEnv, retries, baseUrl, ...rest } = target;
-      const out: ChatRouteTarget = { ...rest };
+    const last = route.targets.length - 1;
+    const targets = route.targets.map((target, position): ChatRouteTarget => {
+      const { provider, apiKeyEnv, retries, baseUrl, timeouts, ...rest } = target;
+      const inherited = position === last ? lastTimeouts : idle;
+      const out: ChatRouteTarget = { ...rest, timeouts: { ...inherited, ...timeouts } };
       if (provider === 'emulator') {
         out.baseUrl = emulatorUrl!;
         out.model = target.model ?? 'deepseek-chat';

@@ -91,8 +91,9 @@ const withoutFinish = (chunk: ChatCompletionChunk): ChatCompletionChunk => {
  *
  * 1. Follows choice 0 of single-choice answers. An answer that streamed tool-call fragments, a refusal or other
  *    choices is not continued (a prefix cannot carry them): its error passes through.
- * 2. A cut is an error `isCut` accepts after the stream began, or a finish reason in `failedFinishReasons` (that
- *    chunk is forwarded without its finish reason and usage; the cut's error is an `AnswerFailedError`).
+ * 2. A cut is an error `isCut` accepts after the stream began (its first chunk arrived), or a finish reason in
+ *    `failedFinishReasons` (that chunk is forwarded without its finish reason and usage; the cut's error is an
+ *    `AnswerFailedError`). An error before the first chunk is not a cut: it passes through, whatever `isCut` says.
  * 3. Up to `maxContinuations` per answer; a continuation cut again is continued with all the text so far.
  * 4. A continuation that fails before its first chunk (a prefill refused, nobody left) surfaces the cut's own
  *    error. Any other error, and every error before a cut, passes through.
@@ -154,7 +155,8 @@ export function continueAfterCut(config: ContinueAfterCutConfig): MonoTypeOperat
             return subscriber.error(cause);
           }
           report('cut', error);
-          if (blocked || continuations >= max || !isCut(error)) return subscriber.error(error);
+          // Nothing delivered yet: the stream never began, so there is nothing to continue (rule 2).
+          if (!delivered || blocked || continuations >= max || !isCut(error)) return subscriber.error(error);
           const next = config.continueWith({ content, reasoning, error, continuation: ++continuations });
           if (next === undefined) return subscriber.error(error);
           run(next, segment + 1, error);

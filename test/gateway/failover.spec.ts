@@ -38,7 +38,13 @@ afterEach(async () => {
 });
 
 /** A gateway with route `chat` over one emulator per spec, and route `ref` over a healthy one of `refDialect`. */
-async function setup(specs: TargetSpec[], route: Partial<GatewayRoute> = {}, refDialect: EmulatorDialect = 'deepseek', refTokens = 60): Promise<Setup> {
+async function setup(
+  specs: TargetSpec[],
+  route: Partial<GatewayRoute> = {},
+  refDialect: EmulatorDialect = 'deepseek',
+  refTokens = 60,
+  env: Record<string, string> = {},
+): Promise<Setup> {
   const emulators = await Promise.all(specs.map((spec) => startEmulator({ dialect: spec.dialect ?? 'deepseek', seed: 1, scenario: spec.scenario ?? '' })));
   const ref = await startEmulator({ dialect: refDialect, seed: 1, scenario: `tokens=${refTokens}` });
   emulators.push(ref);
@@ -56,7 +62,7 @@ async function setup(specs: TargetSpec[], route: Partial<GatewayRoute> = {}, ref
     ref: { targets: [{ provider: 'openai-compatible', baseUrl: ref.url, model: 'deepseek-chat', name: 'ref' }] },
   };
   const gateway = await startGateway(
-    { ...loadGatewayConfig({ CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_HEARTBEAT_MS: '0' }), port: 0 },
+    { ...loadGatewayConfig({ CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_HEARTBEAT_MS: '0', ...env }), port: 0 },
     { log: () => undefined },
   );
   open = { gateway, emulators };
@@ -290,6 +296,51 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     expect(skipped.some((n) => n > 0)).toBe(true);
     expect(answered[0]).toBe('t1');
     expect(answered.slice(-3)).toEqual(['t0', 't0', 't0']);
+  });
+});
+
+describe("the gateway's deadlines (CHATFLUX_*_TIMEOUT_MS) reach the route targets", () => {
+  it('CHATFLUX_IDLE_TIMEOUT_MS is the idle deadline of a target that sets none: a stall is cut after it, not 60 s', async () => {
+    const s = await setup([{ scenario: 'tokens=60;stall-after=30' }, { scenario: 'tokens=60' }], {}, 'deepseek', 60, {
+      CHATFLUX_IDLE_TIMEOUT_MS: '300',
+    });
+    const text = await healthyText(s);
+    const started = Date.now();
+    const { lines } = await stream(s);
+    expect(Date.now() - started).toBeLessThan(5_000); // one 300 ms idle budget, not the library's 60 s
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:cut(timeout:idle)', 't1:completed']);
+  });
+
+  it("CHATFLUX_FIRST_CHUNK_TIMEOUT_MS is the last target's first-chunk deadline; the others keep the route's silence budget", async () => {
+    const s = await setup(
+      [{ scenario: 'queue=5000;keep-alive=50' }, { scenario: 'queue=5000;keep-alive=50' }],
+      { silenceMs: 300 },
+      'deepseek',
+      60,
+      { CHATFLUX_FIRST_CHUNK_TIMEOUT_MS: '400' },
+    );
+    const started = Date.now();
+    const { status, body } = await json(s);
+    expect(Date.now() - started).toBeLessThan(4_000); // 300 + 400 ms, not the 5 s queue
+    expect(status).toBe(504);
+    expect(body.error?.code).toBe('timeout');
+    expect(s.emulators[0]!.requests).toHaveLength(1);
+    expect(s.emulators[1]!.requests).toHaveLength(1);
+  });
+
+  it("a target's own timeouts win over the gateway's", async () => {
+    const s = await setup(
+      [{ scenario: 'tokens=60;stall-after=30', target: { timeouts: { idle: 300 } } }, { scenario: 'tokens=60' }],
+      {},
+      'deepseek',
+      60,
+      { CHATFLUX_IDLE_TIMEOUT_MS: '30000' },
+    );
+    const text = await healthyText(s);
+    const started = Date.now();
+    const { lines } = await stream(s);
+    expect(Date.now() - started).toBeLessThan(5_000); // the target's 300 ms, not the gateway's 30 s
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:cut(timeout:idle)', 't1:completed']);
   });
 });
 

@@ -92,6 +92,16 @@ describe('continueAfterCut', () => {
     });
   });
 
+  it('does not continue a stream that failed before its first chunk (nothing began: not a cut)', () => {
+    const silent = new TimeoutError('first_chunk', 5);
+    const continueWith = jest.fn(() => undefined);
+    scheduler.run(({ cold, expectObservable }) => {
+      expectObservable(cold<ChatCompletionChunk>('--#', undefined, silent).pipe(continueAfterCut({ continueWith }))).toBe('--#', undefined, silent);
+      expectObservable(cold<ChatCompletionChunk>('#', undefined, cut).pipe(continueAfterCut({ continueWith }))).toBe('#', undefined, cut);
+    });
+    expect(continueWith).not.toHaveBeenCalled();
+  });
+
   it('ends the continuation when the result is unsubscribed', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('a-#', v, cut);
