@@ -2,6 +2,7 @@
  * CHATFLUX_WORKERS: the gateway program (`node --import tsx src/gateway/main.ts`) with two node:cluster workers on
  * one ephemeral port. Both workers serve (each names itself in `X-Chatflux-Worker`), and SIGTERM to the primary shuts
  * them down gracefully: a stream in flight completes with its `[DONE]`, the primary exits 0, the port is freed.
+ * Without CHATFLUX_TOKEN_SECRET the workers still share one: a token of `POST /chat/token` passes on either worker.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
@@ -16,6 +17,8 @@ const portRefuses = (port: number): Promise<boolean> =>
     socket.once('error', () => resolve(true));
   });
 
+const KEY = 'workers-test-key';
+
 describe('the gateway with CHATFLUX_WORKERS=2', () => {
   let child: ChildProcess | undefined;
   afterEach(() => {
@@ -29,6 +32,8 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
       CHATFLUX_WORKERS: '2',
       CHATFLUX_EMULATOR_SCENARIOS: 'true',
       CHATFLUX_SHUTDOWN_GRACE_MS: '8000',
+      CHATFLUX_GATEWAY_KEYS: KEY,
+      CHATFLUX_TOKEN_SECRET: '',
     });
     const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
@@ -51,9 +56,24 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
     expect(pids.size).toBe(2);
     expect(pids.has(String(started.pid))).toBe(false); // the primary serves nothing itself
 
+    // EventSource tokens: issued by one worker, accepted by whichever serves the GET (fresh connections alternate).
+    const q = encodeURIComponent(JSON.stringify({ model: 'deepseek-chat#tokens=2', messages: [{ role: 'user', content: 'hi' }] }));
+    const statuses: number[] = [];
+    let crossed = 0; // tokens served by the worker that did not issue them
+    for (let i = 0; i < 4; i++) {
+      const issued = await rawRequest(`${url}/chat/token`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, Connection: 'close' } });
+      const { token } = JSON.parse(issued.body) as { token: string };
+      const sse = await rawRequest(`${url}/chat/sse?token=${encodeURIComponent(token)}&q=${q}`, { headers: { Connection: 'close' } });
+      statuses.push(sse.status);
+      if (sse.headers['x-chatflux-worker'] !== issued.headers['x-chatflux-worker']) crossed++;
+    }
+    expect(crossed).toBeGreaterThan(0);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+
     // A stream of ~1.5 s, signalled once it is under way: it completes within the grace.
     let soFar = '';
     const stream = rawRequest(`${url}/chat/sse`, {
+      headers: { Authorization: `Bearer ${KEY}` },
       body: { model: 'deepseek-chat#pace=30;tokens=50', messages: [{ role: 'user', content: 'hi' }] },
       onPiece: (_text, all) => void (soFar = all),
     });
