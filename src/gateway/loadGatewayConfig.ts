@@ -132,7 +132,8 @@ const text = (env: Record<string, string | undefined>, name: string): string | u
  *
  * @param env - The environment.
  * @returns The configuration, with defaults applied.
- * @throws ConfigError naming the variable to fix (a bad number, an unknown provider, a missing base URL).
+ * @throws ConfigError naming the variable to fix (a bad number, an unknown provider, a missing base URL, a base URL
+ *   with credentials in it).
  */
 export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
   const baseUrl = text(env, 'CHATFLUX_BASE_URL');
@@ -145,6 +146,10 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   }
   if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
     throw new ConfigError(`CHATFLUX_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}.`);
+  }
+  // Credentials in the URL are never sent (undici ignores them) and would be printed with it: refused, not echoed.
+  if (baseUrl !== undefined && /^https?:\/\/[^/?#]*@/i.test(baseUrl)) {
+    throw new ConfigError('CHATFLUX_BASE_URL must not hold credentials (user:password@host): they are not sent upstream; put the key in CHATFLUX_API_KEY.');
   }
   const providerKey = provider === 'emulator' ? undefined : PRESETS[provider].apiKeyEnv;
   const apiKey = text(env, 'CHATFLUX_API_KEY') ?? (providerKey === undefined ? undefined : text(env, providerKey));
