@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   // CHATFLUX_WORKERS: the primary only forks and signals; each worker runs the gateway on the shared port.
   // The workers share one token secret: a token issued by one must pass on the others (the balancer picks any).
   if (workers > 1 && cluster.isPrimary) {
-    const workerEnv = config.tokenSecret === undefined ? { CHATFLUX_TOKEN_SECRET: randomBytes(32).toString('base64url') } : {};
+    const workerEnv: Record<string, string> = config.tokenSecret === undefined ? { CHATFLUX_TOKEN_SECRET: randomBytes(32).toString('base64url') } : {};
     return runClusterPrimary({ workers, workerEnv });
   }
   const worker = cluster.isWorker;
