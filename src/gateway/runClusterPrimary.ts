@@ -25,7 +25,8 @@ export interface ClusterPrimaryConfig {
  * 1. Each worker reports its gateway's URL (`process.send({ chatfluxListening: url })`); it is printed once all N
  *    listen.
  * 2. SIGTERM or SIGINT is forwarded (as SIGTERM) to every worker; each runs its graceful shutdown; the primary exits
- *    0 once all have exited (1 when one failed its shutdown).
+ *    0 once all have exited (1 when one failed its shutdown; a worker still starting, which the SIGTERM ends before
+ *    it has anything in flight, has not failed).
  * 3. Every worker gets `config.workerEnv` on top of the primary's environment (the gateway program passes one
  *    random `CHATFLUX_TOKEN_SECRET` when none is set, so that the workers accept each other's `EventSource` tokens).
  * 4. A worker that exits before it listens (a port in use, a bad setting) ends them all: exit 1. One that dies later,
@@ -57,7 +58,8 @@ export function runClusterPrimary(config: ClusterPrimaryConfig): void {
       const wasListening = listening.delete(worker.id);
       live.delete(worker);
       if (stopping) {
-        if (code !== 0) failed = true;
+        // A worker still starting when the SIGTERM came has no handler yet and dies of it: stopped, not failed.
+        if (code !== 0 && signal !== 'SIGTERM') failed = true;
         if (live.size === 0) process.exit(failed ? 1 : 0);
         return;
       }

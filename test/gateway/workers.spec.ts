@@ -3,6 +3,7 @@
  * one ephemeral port. Both workers serve (each names itself in `X-Chatflux-Worker`), and SIGTERM to the primary shuts
  * them down gracefully: a stream in flight completes with its `[DONE]`, the primary exits 0, the port is freed.
  * Without CHATFLUX_TOKEN_SECRET the workers still share one: a token of `POST /chat/token` passes on either worker.
+ * A SIGTERM that comes while the workers are still starting is a clean stop too (exit 0).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
@@ -86,5 +87,21 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
     expect(await exited).toBe(0);
     expect(stderr).toContain('SIGTERM: shutting down 2 workers');
     expect(await portRefuses(Number(new URL(url).port))).toBe(true);
+  }, 60_000);
+
+  it('SIGTERM while the workers are still starting is a clean stop: exit 0', async () => {
+    const env = userEnv({ PORT: '0', HOST: '127.0.0.1', CHATFLUX_WORKERS: '2' });
+    const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    let stderr = '';
+    started.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    started.stdout?.resume();
+    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
+    // The primary prints its configuration, then forks: its handlers are set; the workers take a while to load.
+    await waitFor(() => stderr.includes('WARNING: CHATFLUX_GATEWAY_KEYS') || started.exitCode !== null, 40_000);
+    started.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('SIGTERM: shutting down 2 workers');
+    expect(stderr).not.toContain('listening on'); // the SIGTERM came before the workers listened
   }, 60_000);
 });
