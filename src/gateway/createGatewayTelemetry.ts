@@ -36,7 +36,10 @@ export interface GatewayTelemetry {
   countRouteEvent(event: ChatRouteEvent): void;
   /** The active span's trace and span ids, for a log line. */
   traceIds(): { trace_id: string; span_id: string } | undefined;
-  /** Flushes and stops the exporters. */
+  /**
+   * Flushes and stops the exporters, waiting at most `SHUTDOWN_FLUSH_MS` (500 ms): an OTLP collector that does not
+   * answer must not hold a graceful shutdown for the exporters' own 10 s timeout (what it has not taken is dropped).
+   */
   shutdown(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export interface GatewayTelemetryConfig {
 }
 
 let contextManagerSet = false;
+/** The longest the gateway's shutdown waits for the exporters' last flush, in ms (a healthy collector takes a few). */
+const SHUTDOWN_FLUSH_MS = 500;
 const CHAT_PATH = /^\/(chat\/(?:json|stream|sse)|v1\/chat\/completions)\/?$/i;
 
 /**
@@ -141,7 +146,10 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
       return ids === undefined ? undefined : { trace_id: ids.traceId, span_id: ids.spanId };
     },
     shutdown: async () => {
-      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref()));
+      await Promise.race([Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]), deadline]);
+      clearTimeout(timer);
     },
   };
 }
