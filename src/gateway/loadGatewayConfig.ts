@@ -164,11 +164,13 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     heartbeatMs: integer(env, 'CHATFLUX_HEARTBEAT_MS', 0, 3_600_000) ?? 15_000,
   };
   const corsOrigins = list(env, 'CHATFLUX_CORS_ORIGINS');
-  if (corsOrigins !== undefined) config.corsOrigins = corsOrigins;
-  const notOrigin = corsOrigins?.find((origin) => !/^https?:\/\/[^/\s]+$/.test(origin));
+  const notOrigin = corsOrigins?.find((origin) => !/^https?:\/\/[^/\s]+$/.test(origin) || !URL.canParse(origin));
   if (notOrigin !== undefined) {
     throw new ConfigError(`CHATFLUX_CORS_ORIGINS takes origins such as https://app.example.com (scheme and host, no path), got ${JSON.stringify(notOrigin)}.`);
   }
+  // As a browser writes its Origin header (RFC 6454): host in lower case, no default port. Compared verbatim, an
+  // origin written otherwise (`https://App.example.com`, `https://app.example.com:443`) would never match.
+  if (corsOrigins !== undefined) config.corsOrigins = corsOrigins.map((origin) => new URL(origin).origin);
   const tokenSecret = text(env, 'CHATFLUX_TOKEN_SECRET');
   if (tokenSecret !== undefined && tokenSecret.length < 16) throw new ConfigError('CHATFLUX_TOKEN_SECRET must be at least 16 characters (a random string): fix or unset it.');
   if (tokenSecret !== undefined) config.tokenSecret = tokenSecret;

@@ -129,6 +129,11 @@ describe('loadGatewayConfig', () => {
     expect(() => loadGatewayConfig(env)).not.toThrow(/pa55word/); // a password is never echoed
   });
 
+  it('writes CHATFLUX_CORS_ORIGINS as browsers send Origin: host in lower case, no default port', () => {
+    const config = loadGatewayConfig({ CHATFLUX_CORS_ORIGINS: 'https://App.Example.com:443, http://LOCALHOST:80,http://localhost:5173' });
+    expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost', 'http://localhost:5173']);
+  });
+
   it('is described with the values in force: a default is printed as its value, marked (default)', () => {
     const lines = describeGatewayConfig(loadGatewayConfig({}));
     expect(lines.join('\n')).not.toContain('(default) ms');
