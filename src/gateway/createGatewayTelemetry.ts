@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ChatRouteEvent } from '../client/createChatRoute.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
@@ -47,7 +48,7 @@ export interface GatewayTelemetry {
 export interface GatewayTelemetryConfig {
   /** Export traces and metrics over OTLP/HTTP (the exporters read `OTEL_EXPORTER_OTLP_*` themselves). */
   otlp?: { traces: boolean; metrics: boolean } | undefined;
-  /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`). */
+  /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`); `service.instance.id` is a random UUID per call. */
   serviceName?: string;
 }
 
@@ -71,7 +72,12 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()); // false when one is set already: kept
     contextManagerSet = true;
   }
-  const resource = resourceFromAttributes({ 'service.name': config.serviceName ?? process.env['OTEL_SERVICE_NAME'] ?? 'chatflux-gateway' });
+  // `service.instance.id` tells the processes apart (the workers of CHATFLUX_WORKERS, replicas): each exports
+  // cumulative counters of its own, which a collector would take for one series were their resources the same.
+  const resource = resourceFromAttributes({
+    'service.name': config.serviceName ?? process.env['OTEL_SERVICE_NAME'] ?? 'chatflux-gateway',
+    'service.instance.id': randomUUID(),
+  });
   const spanProcessors: SpanProcessor[] = config.otlp?.traces === true ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
   // Without a trace exporter nothing reads a span's attributes: a request that does not continue a sampled trace gets
   // a non-recording span (its ids still name it in the logs and in the upstream's traceparent) instead of a recorded
