@@ -3,9 +3,12 @@
  * one ephemeral port. Both workers serve (each names itself in `X-Chatflux-Worker`), and SIGTERM to the primary shuts
  * them down gracefully: a stream in flight completes with its `[DONE]`, the primary exits 0, the port is freed.
  * Without CHATFLUX_TOKEN_SECRET the workers still share one: a token of `POST /chat/token` passes on either worker.
- * A SIGTERM that comes while the workers are still starting is a clean stop too (exit 0).
+ * A SIGTERM that comes while the workers are still starting is a clean stop too (exit 0). With OTLP metrics, each
+ * worker exports its own cumulative counters, so each says which instance it is (`service.instance.id`): with one
+ * resource, a collector would merge the two workers' series into one that jumps between their values.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { ROOT, userEnv } from '../helpers/packedPackage';
 import { rawRequest } from '../helpers/rawRequest';
@@ -20,14 +23,44 @@ const portRefuses = (port: number): Promise<boolean> =>
 
 const KEY = 'workers-test-key';
 
+interface OtlpMetrics {
+  resourceMetrics?: Array<{ resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> } }>;
+}
+
+/** An OTLP/HTTP JSON metrics collector on 127.0.0.1 that records the `service.instance.id` of each export. */
+async function startCollector(): Promise<{ server: Server; url: string; instances: string[] }> {
+  const instances: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (text: string) => (body += text));
+    req.on('end', () => {
+      for (const { resource } of (JSON.parse(body || '{}') as OtlpMetrics).resourceMetrics ?? []) {
+        instances.push(resource?.attributes?.find((attribute) => attribute.key === 'service.instance.id')?.value.stringValue ?? '(none)');
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return { server, url: `http://127.0.0.1:${address.port}/v1/metrics`, instances };
+}
+
 describe('the gateway with CHATFLUX_WORKERS=2', () => {
   let child: ChildProcess | undefined;
-  afterEach(() => {
+  let collector: Server | undefined;
+  afterEach(async () => {
     if (child?.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    collector?.closeAllConnections();
+    await new Promise<void>((resolve) => (collector === undefined ? resolve() : collector.close(() => resolve())));
+    collector = undefined;
   });
 
   it('serves from both workers on one port, and SIGTERM lets a stream in flight complete, then exits 0', async () => {
+    const otlp = await startCollector();
+    collector = otlp.server;
     const env = userEnv({
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: otlp.url,
       PORT: '0',
       HOST: '127.0.0.1',
       CHATFLUX_WORKERS: '2',
@@ -87,6 +120,9 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
     expect(await exited).toBe(0);
     expect(stderr).toContain('SIGTERM: shutting down 2 workers');
     expect(await portRefuses(Number(new URL(url).port))).toBe(true);
+    // Each worker flushed its metrics as it shut down, under an instance id of its own.
+    expect(otlp.instances).not.toContain('(none)');
+    expect(new Set(otlp.instances).size).toBe(2);
   }, 60_000);
 
   it('SIGTERM while the workers are still starting is a clean stop: exit 0', async () => {
