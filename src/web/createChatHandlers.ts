@@ -107,10 +107,15 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     const demand = createDemandGate({ stallTimeoutMs });
     let model: string | undefined;
     let usage: Usage | undefined;
+    // The heartbeat waits for the request (as the node core's): one written while its body still arrives would commit
+    // the 200, and its refusal (400, 408, 413) would go in-band under it.
+    let requestRead: () => void = () => undefined;
+    const heartbeatAfter = new Promise<void>((resolve) => (requestRead = resolve));
     const admit = (client: string): void => void (release = settings.admit(client));
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
         const chatRequest = await read(admit);
+        requestRead();
         if (subscriber.closed) return;
         model = chatRequest.model ?? client.model;
         if (request.method === 'HEAD') return subscriber.complete(); // GET's status and headers, as the node core
@@ -121,6 +126,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     });
     return toResponse(source, wire, {
       demand,
+      heartbeatAfter,
       secrets,
       requestSignal: request.signal,
       ...(config.signal === undefined ? {} : { signal: config.signal }),
