@@ -57,7 +57,7 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  * @returns The handlers of the three endpoints and of `POST /chat/token`.
  */
 export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandlers {
-  const { client, log } = config;
+  const { client, log, onHeartbeat } = config;
   const settings = resolveServingSettings(config);
   const { keys, bodyLimit, bodyTimeoutMs, queryLimit, stallTimeoutMs, maxLogFieldChars, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((request: Request) => defaultClientKey(request, keys.length > 0));
@@ -131,6 +131,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       requestSignal: request.signal,
       ...(config.signal === undefined ? {} : { signal: config.signal }),
       ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+      ...(onHeartbeat === undefined ? {} : { onHeartbeat: () => onHeartbeat(endpoint) }),
       ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
       onEnd: (outcome) => {
         release?.();
