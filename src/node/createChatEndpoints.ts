@@ -221,7 +221,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const writeConfig: Omit<WriteResponseConfig, 'demand' | 'onValue' | 'heartbeatAfter'> = {
     secrets,
     ...(signal === undefined ? {} : { signal }),
-    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+    heartbeatMs: settings.heartbeatMs,
   };
   const { onHeartbeat } = config;
   /** Each wire's writer options, made once: with its own `onHeartbeat` (no closure per request). */

@@ -11,7 +11,7 @@ export interface ResponseWriterConfig {
   signal?: AbortSignal;
   /** Literal secrets to redact from error messages. */
   secrets?: readonly string[];
-  /** Silence (ms) after which the format's heartbeat is written; `0` disables. Default 15000. */
+  /** Silence (ms) after which the format's heartbeat is written; `0` (or `Infinity`) disables. Default 15000. */
   heartbeatMs?: number;
   /** Called once with each value before it is written. */
   onValue?: (value: unknown) => void;
@@ -81,7 +81,8 @@ export function createResponseWriter<T>(
   const started = performance.now();
   const streaming = format.streaming;
   const encode = format.encode;
-  const heartbeatText = heartbeatMs > 0 ? format.heartbeat : undefined;
+  // `Infinity` (or more than a timer waits, 2^31 - 1 ms) is no heartbeat, as `0`: Node fires such a timer after 1 ms.
+  const heartbeatText = heartbeatMs > 0 && heartbeatMs <= 2 ** 31 - 1 ? format.heartbeat : undefined;
   let values = 0;
   let firstValueMs: number | undefined;
   let pending: { value: T } | undefined;

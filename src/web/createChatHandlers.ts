@@ -130,7 +130,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       secrets,
       requestSignal: request.signal,
       ...(config.signal === undefined ? {} : { signal: config.signal }),
-      ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+      heartbeatMs: settings.heartbeatMs,
       ...(onHeartbeat === undefined ? {} : { onHeartbeat: () => onHeartbeat(endpoint) }),
       ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
       onEnd: (outcome) => {
