@@ -32,6 +32,10 @@ export interface ChatRouteTarget extends ChatClientConfig {
   prefillBaseUrl?: string;
   /** The model's context window in tokens: a `context_length_exceeded` moves on to the next target declared larger. */
   contextWindow?: number;
+  /** Refused (a `ConfigError`): a route's `json()` is bounded by the route's `jsonTimeoutMs`, not a target's. */
+  timeouts?: Omit<NonNullable<ChatClientConfig['timeouts']>, 'json'> & { json?: undefined };
+  /** Refused (a `ConfigError`): a route's `json()` is bounded by the route's `maxAnswerChars`, not a target's. */
+  maxAnswerChars?: undefined;
 }
 
 /** A route's report of one attempt (the fields of `RouteAttempt`). */
@@ -133,11 +137,19 @@ export interface ChatRoute extends ChatClient {
  *
  * @param config - The targets, the breaker, the rules' switches and an event sink.
  * @returns The route (a `ChatClient`: `chunks`, `json`, `stream`, `sse`, `close`).
- * @throws ConfigError for no target or a bad target configuration (each target's client is created now).
+ * @throws ConfigError for no target or a bad target configuration (each target's client is created now), or a
+ *   target setting `timeouts.json` or `maxAnswerChars` (a route's json() has its own: `jsonTimeoutMs`, `maxAnswerChars`).
  */
 export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (!Array.isArray(config.targets) || config.targets.length === 0) {
     throw new ConfigError('createChatRoute: `targets` must list at least one target, e.g. [{ provider: "deepseek" }].');
+  }
+  // A target's json() settings would be silently ignored: a route's json() is its own (over the spliced chunks).
+  const jsonSetting = config.targets.find((t) => t.timeouts?.json !== undefined || t.maxAnswerChars !== undefined);
+  if (jsonSetting !== undefined) {
+    throw new ConfigError(
+      `createChatRoute: a target's \`timeouts.json\` and \`maxAnswerChars\` do not apply to a route's json() (target ${JSON.stringify(jsonSetting.name ?? jsonSetting.model ?? jsonSetting.provider ?? 'unnamed')}); set the route's \`jsonTimeoutMs\` and \`maxAnswerChars\` instead.`,
+    );
   }
   const routeName = config.name ?? config.targets[0]?.model ?? 'route';
   const emit = config.onEvent ?? (() => undefined);
