@@ -37,7 +37,11 @@ export interface CircuitBreaker {
   success(): void;
   /** A request failed: may open the breaker (a failed probe opens it again for a new cool-down). */
   failure(): void;
-  /** A request that was let through ended with neither (aborted, the request's own fault): frees the probe. */
+  /**
+   * The half-open probe ended with neither outcome (aborted, the request's own fault): frees the probe's place. Call it
+   * only for the probe (a request let through while `state` read `half_open`): it cannot tell requests apart, and one
+   * let through while the breaker was closed has no place to give back.
+   */
   release(): void;
   /** When the breaker, open, lets a probe through (epoch ms); `undefined` unless open. */
   readonly retryAt: number | undefined;

@@ -42,3 +42,30 @@ describe('createChatRoute (review)', () => {
     await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ code: 'timeout', phase: 'total' });
   });
 });
+
+describe('createChatRoute breakers (review)', () => {
+  const ask = (content: string): { messages: { role: 'user'; content: string }[] } => ({ messages: [{ role: 'user', content }] });
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('a request let through while closed, abandoned while the breaker is half-open, does not free the probe: one probe at a time', async () => {
+    // Each distinct body fails once with 503, then streams slowly.
+    const upstream = await emulator({ dialect: 'deepseek', scenario: 'fail-first=1:503;tokens=100;pace=10' });
+    const r = route({
+      breaker: { consecutiveFailures: 2, coolDownMs: 50 },
+      targets: [{ baseUrl: upstream.url, model: 'deepseek-chat', retry: false, name: 'p' }],
+    });
+    await expect(firstValueFrom(r.json(ask('a')))).rejects.toMatchObject({ status: 503 }); // failure 1
+    const early = r.stream(ask('a')).subscribe({ error: () => undefined }); // let through while closed, streaming
+    await expect(firstValueFrom(r.json(ask('b')))).rejects.toMatchObject({ status: 503 }); // failure 2: open
+    expect(r.breakerStates()).toEqual({ p: 'open' });
+    await sleep(80);
+    expect(r.breakerStates()).toEqual({ p: 'half_open' });
+    const probe = r.stream(ask('b')).subscribe({ error: () => undefined }); // the probe, under way
+    await sleep(20);
+    early.unsubscribe(); // the early request's caller leaves: neither a success nor a failure
+    const third = await firstValueFrom(r.json(ask('c'))).catch((error: unknown) => error);
+    probe.unsubscribe();
+    expect(third).toMatchObject({ code: 'upstream_busy' }); // the probe is still under way: no second probe
+    expect(upstream.requests.filter((q) => JSON.stringify(q.body).includes('"c"'))).toHaveLength(0);
+  });
+});
