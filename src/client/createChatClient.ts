@@ -47,7 +47,7 @@ export interface ChatClientConfig {
   model?: string;
   /** Retry policy overrides (see `DEFAULT_RETRY_POLICY`), a retry count, or `false` for none. */
   retry?: RetryOnTransientConfig | number | false;
-  /** Deadlines in ms (see `DEFAULT_TIMEOUTS`); `0` turns one off. */
+  /** Deadlines in ms (see `DEFAULT_TIMEOUTS`); `0` turns one off, an omitted or `undefined` one takes its default. */
   timeouts?: TimeoutsConfig;
   /** An undici dispatcher to use instead of the client's own `Agent` (then `connections` and `timeouts.connect` are its business, and `close()` leaves it open). */
   dispatcher?: Dispatcher;
@@ -145,10 +145,24 @@ export interface ChatClient {
  *
  * @param config - The provider, its URL, key and default model, the retry policy and the deadlines.
  * @returns The client. Its `toString`, `toJSON` and `util.inspect` never show the API key.
+ * @throws ConfigError for a bad setting (`connections`, `connectionWaitMs`, a deadline that is not a number of ms ≥ 0,
+ *   the retry policy, the request limits, …), saying how to fix it.
  */
 export function createChatClient(config: ChatClientConfig): ChatClient {
   const { provider, baseUrl, apiKey, model } = resolveProvider(config);
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...config.timeouts };
+  // An undefined deadline takes its default (a spread would replace the default by none); a bad one is refused now,
+  // not turned off silently (`Number(process.env.UNSET)` is NaN) or left to fail every call in undici.
+  const given: TimeoutsConfig = {};
+  for (const [key, value] of Object.entries(config.timeouts ?? {}) as [keyof TimeoutsConfig, unknown][]) {
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new ConfigError(
+        `createChatClient: \`timeouts.${key}\` must be a number of ms ≥ 0 (0 turns it off), got ${String(value)}; omit it for the default.`,
+      );
+    }
+    given[key] = value;
+  }
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...given };
   const connections = config.connections ?? 128;
   const connectionWaitMs = config.connectionWaitMs ?? 10_000;
   if (!Number.isInteger(connections) || connections < 1) {

@@ -28,7 +28,11 @@ export function resolveRouteTargets(
     const target =
       position === last
         ? given
-        : { ...given, timeouts: { headers: silenceMs, firstChunk: silenceMs, ...given.timeouts } };
+        : {
+            ...given,
+            // `??`, not a spread: a deadline given as `undefined` keeps the silence budget.
+            timeouts: { ...given.timeouts, headers: given.timeouts?.headers ?? silenceMs, firstChunk: given.timeouts?.firstChunk ?? silenceMs },
+          };
     const retry: RetryOnTransientConfig =
       target.retry === false ? { count: 0 } : typeof target.retry === 'number' ? { count: target.retry } : (target.retry ?? {});
     const client = createChatClient({ ...target, retry: false });
