@@ -138,11 +138,23 @@ export interface ChatRoute extends ChatClient {
  * @param config - The targets, the breaker, the rules' switches and an event sink.
  * @returns The route (a `ChatClient`: `chunks`, `json`, `stream`, `sse`, `close`).
  * @throws ConfigError for no target or a bad target configuration (each target's client is created now), or a
- *   target setting `timeouts.json` or `maxAnswerChars` (a route's json() has its own: `jsonTimeoutMs`, `maxAnswerChars`).
+ *   target setting `timeouts.json` or `maxAnswerChars` (a route's json() has its own: `jsonTimeoutMs`, `maxAnswerChars`),
+ *   or a bad `maxContinuations`, `silenceMs` or `jsonTimeoutMs`.
  */
 export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (!Array.isArray(config.targets) || config.targets.length === 0) {
     throw new ConfigError('createChatRoute: `targets` must list at least one target, e.g. [{ provider: "deepseek" }].');
+  }
+  // Checked now, not at every call (maxContinuations), nor left to turn a deadline off (jsonTimeoutMs) or to fail
+  // every call with undici's message (silenceMs).
+  const { maxContinuations, silenceMs, jsonTimeoutMs } = config;
+  if (maxContinuations !== undefined && !(Number.isInteger(maxContinuations) && maxContinuations >= 0)) {
+    throw new ConfigError(`createChatRoute: \`maxContinuations\` must be a non-negative integer, got ${String(maxContinuations)}; omit it for 3 (0: a cut surfaces).`);
+  }
+  for (const [key, value] of [['silenceMs', silenceMs], ['jsonTimeoutMs', jsonTimeoutMs]] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
+      throw new ConfigError(`createChatRoute: \`${key}\` must be a number of ms ≥ 0, got ${String(value)}; omit it for the default.`);
+    }
   }
   // A target's json() settings would be silently ignored: a route's json() is its own (over the spliced chunks).
   const jsonSetting = config.targets.find((t) => t.timeouts?.json !== undefined || t.maxAnswerChars !== undefined);

@@ -69,3 +69,23 @@ describe('createChatRoute breakers (review)', () => {
     expect(upstream.requests.filter((q) => JSON.stringify(q.body).includes('"c"'))).toHaveLength(0);
   });
 });
+
+describe('createChatRoute options (review)', () => {
+  const targets = [{ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }];
+
+  it('refuses a bad maxContinuations, silenceMs or jsonTimeoutMs at creation, naming it (not every call failing, nor a deadline silently off)', () => {
+    for (const [field, value] of [
+      ['maxContinuations', -1],
+      ['maxContinuations', 1.5],
+      ['silenceMs', -1],
+      ['silenceMs', Number.NaN],
+      ['jsonTimeoutMs', -5],
+      ['jsonTimeoutMs', Number.NaN],
+    ] as const) {
+      const make = (): ChatRoute => route({ targets, [field]: value });
+      expect(make).toThrow(ConfigError);
+      expect(make).toThrow(new RegExp(`createChatRoute: \`${field}\``));
+    }
+    expect(() => route({ targets, maxContinuations: 0, silenceMs: 0, jsonTimeoutMs: 1000 })).not.toThrow();
+  });
+});
