@@ -201,7 +201,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         : (config.retry ?? {});
   retryOnTransient(retryConfig); // a wrong policy is a ConfigError now, not at the first request
   let closed = false;
-  let inFlight = 0; // upstream requests running now (a graceful close waits for them)
+  let inFlight = 0; // calls running now, waits between their attempts included (a graceful close waits for them)
   let drained: (() => void) | undefined;
   // Telemetry: a span per call around the retries (traced), each attempt reported to it (watchAttempt).
   const telemetry =
@@ -251,15 +251,20 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   };
   const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}, call?: CompletionCall): Observable<ChatCompletionChunk> =>
     new Observable<ChatCompletionChunk>((subscriber) => {
-      // The subscriber is passed on as it is (no `defer` + `finalize` hops per chunk); its teardown counts the
-      // request out. A throw here errors the subscriber.
-      if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
+      // The subscriber is passed on as it is (no `defer` + `finalize` hops per chunk). A throw here errors it.
       const body = toCompletionRequest(request, model, requestLimits);
+      pipelineOf(options, body, call).subscribe(subscriber);
+    });
+  // One call, from its subscription to its end, retries and the waits between them included: refused once the client
+  // is closed; counted in flight until then (a retry of a call under way within `close(graceMs)` still goes out).
+  const callOf = <T>(run: () => Observable<T>): Observable<T> =>
+    new Observable<T>((subscriber) => {
+      if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
       inFlight++;
       subscriber.add(() => {
         if (--inFlight === 0) drained?.();
       });
-      pipelineOf(options, body, call).subscribe(subscriber);
+      run().subscribe(subscriber);
     });
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
   const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> =>
@@ -270,14 +275,18 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     baseUrl,
     model,
     ...(slots === undefined ? {} : { pool: slots }),
-    chunks: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal)),
+    chunks: (request, options) =>
+      callOf(() => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal))),
     json: (request, options) =>
-      traced(request, false, (call) => {
-        const whole = retried(chunksOf(request, options, call).pipe(answer), options?.signal);
-        // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
-        return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
-      }),
-    stream: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call).pipe(toOutputChunks()), options?.signal)),
+      callOf(() =>
+        traced(request, false, (call) => {
+          const whole = retried(chunksOf(request, options, call).pipe(answer), options?.signal);
+          // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
+          return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
+        }),
+      ),
+    stream: (request, options) =>
+      callOf(() => traced(request, true, (call) => retried(chunksOf(request, options, call).pipe(toOutputChunks()), options?.signal))),
     sse: (request, options) => client.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
       closed = true;
