@@ -32,8 +32,11 @@ export interface ChatRouteTarget extends ChatClientConfig {
   prefillBaseUrl?: string;
   /** The model's context window in tokens: a `context_length_exceeded` moves on to the next target declared larger. */
   contextWindow?: number;
-  /** Refused (a `ConfigError`): a route's `json()` is bounded by the route's `jsonTimeoutMs`, not a target's. */
-  timeouts?: Omit<NonNullable<ChatClientConfig['timeouts']>, 'json'> & { json?: undefined };
+  /** The target's deadlines (see `DEFAULT_TIMEOUTS`) but `json`, refused (a `ConfigError`): a route's `json()` is bounded by the route's `jsonTimeoutMs`. */
+  timeouts?: Omit<NonNullable<ChatClientConfig['timeouts']>, 'json'> & {
+    /** Refused: set the route's `jsonTimeoutMs`. */
+    json?: undefined;
+  };
   /** Refused (a `ConfigError`): a route's `json()` is bounded by the route's `maxAnswerChars`, not a target's. */
   maxAnswerChars?: undefined;
 }
