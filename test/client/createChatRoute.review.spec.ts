@@ -88,4 +88,9 @@ describe('createChatRoute options (review)', () => {
     }
     expect(() => route({ targets, maxContinuations: 0, silenceMs: 0, jsonTimeoutMs: 1000 })).not.toThrow();
   });
+
+  it('refuses a target\'s bad retry policy at creation (the route runs the retries), not at every call', () => {
+    expect(() => route({ targets: [targets[0]!, { ...targets[1]!, retry: -1 }] })).toThrow(/retryOnTransient: `count` must be a non-negative integer/);
+    expect(() => route({ targets: [{ ...targets[0]!, retry: { count: 1.5 } }] })).toThrow(ConfigError);
+  });
 });
