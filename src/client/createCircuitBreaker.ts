@@ -146,7 +146,7 @@ export function createCircuitBreaker(
       if (s === 'open') return;
       record(true);
       const rate = outcomes.filter(Boolean).length / outcomes.length;
-      if (inARow >= c.consecutiveFailures || (outcomes.length >= c.minimumCalls && rate >= c.failureRate)) {
+      if (inARow >= c.consecutiveFailures || (c.failureRate < 1 && outcomes.length >= c.minimumCalls && rate >= c.failureRate)) {
         outcomes = [];
         inARow = 0;
         open();
