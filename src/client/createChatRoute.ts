@@ -1,4 +1,4 @@
-import { defer, map, type Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import { addUsage } from '../core/addUsage.js';
 import { ConfigError } from '../core/errors.js';
 import type { ChatCompletionChunk, LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../core/schemas/index.js';
@@ -188,16 +188,22 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     },
   };
   let closed = false;
+  let inFlight = 0; // calls running now, waits between attempts included (a graceful close waits for them)
+  let drained: (() => void) | undefined;
   // Each subscription is one call: its bookkeeping, and the upstream chunks spliced over the targets.
   const call = <T>(
     request: ChatClientRequest,
     options: ChatCallOptions,
     finish: (chunks: Observable<ChatCompletionChunk>, call: RouteCall) => Observable<T>,
   ): Observable<T> =>
-    defer(() => {
+    new Observable<T>((subscriber) => {
       if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');
+      inFlight++;
+      subscriber.add(() => {
+        if (--inFlight === 0) drained?.();
+      });
       const state = newRouteCall();
-      return finish(spliceRoute(context, config, request, options, state), state);
+      finish(spliceRoute(context, config, request, options, state), state).subscribe(subscriber);
     });
 
   const first = targets[0]!;
@@ -234,9 +240,19 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
       return config.jsonTimeoutMs ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: config.jsonTimeoutMs })) : whole;
     },
     sse: (request, options) => route.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
-    close: async (graceMs) => {
+    close: async (graceMs = 0) => {
       closed = true;
-      await Promise.all(targets.flatMap((t) => [t.client.close(graceMs), t.prefillClient?.close(graceMs)]));
+      // The route's calls, not only its targets' requests: a call waiting to retry or fail over has none under way.
+      if (graceMs > 0 && inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      await Promise.all(targets.flatMap((t) => [t.client.close(), t.prefillClient?.close()]));
     },
   };
   return route;
