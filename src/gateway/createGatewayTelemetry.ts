@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ChatRouteEvent } from '../client/createChatRoute.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
@@ -36,7 +37,10 @@ export interface GatewayTelemetry {
   countRouteEvent(event: ChatRouteEvent): void;
   /** The active span's trace and span ids, for a log line. */
   traceIds(): { trace_id: string; span_id: string } | undefined;
-  /** Flushes and stops the exporters. */
+  /**
+   * Flushes and stops the exporters, waiting at most `SHUTDOWN_FLUSH_MS` (500 ms): an OTLP collector that does not
+   * answer must not hold a graceful shutdown for the exporters' own 10 s timeout (what it has not taken is dropped).
+   */
   shutdown(): Promise<void>;
 }
 
@@ -44,11 +48,13 @@ export interface GatewayTelemetry {
 export interface GatewayTelemetryConfig {
   /** Export traces and metrics over OTLP/HTTP (the exporters read `OTEL_EXPORTER_OTLP_*` themselves). */
   otlp?: { traces: boolean; metrics: boolean } | undefined;
-  /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`). */
+  /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`); `service.instance.id` is a random UUID per call. */
   serviceName?: string;
 }
 
 let contextManagerSet = false;
+/** The longest the gateway's shutdown waits for the exporters' last flush, in ms (a healthy collector takes a few). */
+const SHUTDOWN_FLUSH_MS = 500;
 const CHAT_PATH = /^\/(chat\/(?:json|stream|sse)|v1\/chat\/completions)\/?$/i;
 
 /**
@@ -66,7 +72,12 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()); // false when one is set already: kept
     contextManagerSet = true;
   }
-  const resource = resourceFromAttributes({ 'service.name': config.serviceName ?? process.env['OTEL_SERVICE_NAME'] ?? 'chatflux-gateway' });
+  // `service.instance.id` tells the processes apart (the workers of CHATFLUX_WORKERS, replicas): each exports
+  // cumulative counters of its own, which a collector would take for one series were their resources the same.
+  const resource = resourceFromAttributes({
+    'service.name': config.serviceName ?? process.env['OTEL_SERVICE_NAME'] ?? 'chatflux-gateway',
+    'service.instance.id': randomUUID(),
+  });
   const spanProcessors: SpanProcessor[] = config.otlp?.traces === true ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
   // Without a trace exporter nothing reads a span's attributes: a request that does not continue a sampled trace gets
   // a non-recording span (its ids still name it in the logs and in the upstream's traceparent) instead of a recorded
@@ -141,7 +152,10 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
       return ids === undefined ? undefined : { trace_id: ids.traceId, span_id: ids.spanId };
     },
     shutdown: async () => {
-      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref()));
+      await Promise.race([Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]), deadline]);
+      clearTimeout(timer);
     },
   };
 }

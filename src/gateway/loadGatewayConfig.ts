@@ -132,7 +132,8 @@ const text = (env: Record<string, string | undefined>, name: string): string | u
  *
  * @param env - The environment.
  * @returns The configuration, with defaults applied.
- * @throws ConfigError naming the variable to fix (a bad number, an unknown provider, a missing base URL).
+ * @throws ConfigError naming the variable to fix (a bad number, an unknown provider, a missing base URL, a base URL
+ *   with credentials in it).
  */
 export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
   const baseUrl = text(env, 'CHATFLUX_BASE_URL');
@@ -145,6 +146,10 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   }
   if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
     throw new ConfigError(`CHATFLUX_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}.`);
+  }
+  // Credentials in the URL are never sent (undici ignores them) and would be printed with it: refused, not echoed.
+  if (baseUrl !== undefined && /^https?:\/\/[^/?#]*@/i.test(baseUrl)) {
+    throw new ConfigError('CHATFLUX_BASE_URL must not hold credentials (user:password@host): they are not sent upstream; put the key in CHATFLUX_API_KEY.');
   }
   const providerKey = provider === 'emulator' ? undefined : PRESETS[provider].apiKeyEnv;
   const apiKey = text(env, 'CHATFLUX_API_KEY') ?? (providerKey === undefined ? undefined : text(env, providerKey));
@@ -159,11 +164,13 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     heartbeatMs: integer(env, 'CHATFLUX_HEARTBEAT_MS', 0, 3_600_000) ?? 15_000,
   };
   const corsOrigins = list(env, 'CHATFLUX_CORS_ORIGINS');
-  if (corsOrigins !== undefined) config.corsOrigins = corsOrigins;
-  const notOrigin = corsOrigins?.find((origin) => !/^https?:\/\/[^/\s]+$/.test(origin));
+  const notOrigin = corsOrigins?.find((origin) => !/^https?:\/\/[^/\s]+$/.test(origin) || !URL.canParse(origin));
   if (notOrigin !== undefined) {
     throw new ConfigError(`CHATFLUX_CORS_ORIGINS takes origins such as https://app.example.com (scheme and host, no path), got ${JSON.stringify(notOrigin)}.`);
   }
+  // As a browser writes its Origin header (RFC 6454): host in lower case, no default port. Compared verbatim, an
+  // origin written otherwise (`https://App.example.com`, `https://app.example.com:443`) would never match.
+  if (corsOrigins !== undefined) config.corsOrigins = corsOrigins.map((origin) => new URL(origin).origin);
   const tokenSecret = text(env, 'CHATFLUX_TOKEN_SECRET');
   if (tokenSecret !== undefined && tokenSecret.length < 16) throw new ConfigError('CHATFLUX_TOKEN_SECRET must be at least 16 characters (a random string): fix or unset it.');
   if (tokenSecret !== undefined) config.tokenSecret = tokenSecret;

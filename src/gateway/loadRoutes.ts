@@ -108,6 +108,12 @@ export function loadRoutes(env: Record<string, string | undefined>): Record<stri
       if ((target.provider ?? 'openai-compatible') === 'openai-compatible' && target.baseUrl === undefined) {
         throw new ConfigError(`${name}: ${model}.targets.${i} needs a baseUrl (or a provider preset such as "deepseek").`);
       }
+      // Credentials in a URL are never sent (undici ignores them): refused, not echoed.
+      for (const field of ['baseUrl', 'prefillBaseUrl'] as const) {
+        if (/^https?:\/\/[^/?#]*@/i.test(target[field] ?? '')) {
+          throw new ConfigError(`${name}: ${model}.targets.${i}.${field} must not hold credentials (user:password@host): name the key's variable in apiKeyEnv.`);
+        }
+      }
       if (target.apiKeyEnv !== undefined && !env[target.apiKeyEnv]?.trim()) {
         throw new ConfigError(`${name}: ${model}.targets.${i}.apiKeyEnv names ${target.apiKeyEnv}, which is not set.`);
       }

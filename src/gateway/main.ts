@@ -8,6 +8,7 @@
  * Started by npm (`npx`, `npm start`), it also shuts down gracefully when the process that started it exits.
  */
 import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import { ConfigError, isConfigError } from '../core/errors.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
@@ -36,7 +37,11 @@ async function main(): Promise<void> {
   const startGateway = await loadStartGateway();
   if (cluster.isPrimary) for (const line of describeGatewayConfig(config)) process.stderr.write(`${line}\n`);
   // CHATFLUX_WORKERS: the primary only forks and signals; each worker runs the gateway on the shared port.
-  if (workers > 1 && cluster.isPrimary) return runClusterPrimary({ workers });
+  // The workers share one token secret: a token issued by one must pass on the others (the balancer picks any).
+  if (workers > 1 && cluster.isPrimary) {
+    const workerEnv: Record<string, string> = config.tokenSecret === undefined ? { CHATFLUX_TOKEN_SECRET: randomBytes(32).toString('base64url') } : {};
+    return runClusterPrimary({ workers, workerEnv });
+  }
   const worker = cluster.isWorker;
   const gateway = await startGateway(config, worker ? { responseHeaders: { 'X-Chatflux-Worker': String(process.pid) } } : {});
   const graceMs = config.shutdownGraceMs ?? GATEWAY_DEFAULTS.shutdownGraceMs;

@@ -6,6 +6,11 @@ export interface ClusterPrimaryConfig {
   workers: number;
   /** Where the primary's lines go (default stderr). */
   write?: (line: string) => void;
+  /**
+   * Variables added to every worker's environment (e.g. one `CHATFLUX_TOKEN_SECRET` for all: a token of
+   * `POST /chat/token` issued by one worker must be accepted by the others).
+   */
+  workerEnv?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -20,11 +25,14 @@ export interface ClusterPrimaryConfig {
  * 1. Each worker reports its gateway's URL (`process.send({ chatfluxListening: url })`); it is printed once all N
  *    listen.
  * 2. SIGTERM or SIGINT is forwarded (as SIGTERM) to every worker; each runs its graceful shutdown; the primary exits
- *    0 once all have exited (1 when one failed its shutdown).
- * 3. A worker that exits before it listens (a port in use, a bad setting) ends them all: exit 1. One that dies later,
+ *    0 once all have exited (1 when one failed its shutdown; a worker still starting, which the SIGTERM ends before
+ *    it has anything in flight, has not failed).
+ * 3. Every worker gets `config.workerEnv` on top of the primary's environment (the gateway program passes one
+ *    random `CHATFLUX_TOKEN_SECRET` when none is set, so that the workers accept each other's `EventSource` tokens).
+ * 4. A worker that exits before it listens (a port in use, a bad setting) ends them all: exit 1. One that dies later,
  *    outside a shutdown, is replaced.
  *
- * @param config - The number of workers.
+ * @param config - The number of workers, where to write, and what the workers' environment adds.
  */
 export function runClusterPrimary(config: ClusterPrimaryConfig): void {
   const write = config.write ?? ((line: string) => void process.stderr.write(`${line}\n`));
@@ -35,7 +43,7 @@ export function runClusterPrimary(config: ClusterPrimaryConfig): void {
   let announced = false;
 
   const fork = (): Worker => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(config.workerEnv);
     live.add(worker);
     // The worker says where its gateway listens (its 'listening' events include the in-process emulator's).
     worker.on('message', (message: unknown) => {
@@ -50,7 +58,8 @@ export function runClusterPrimary(config: ClusterPrimaryConfig): void {
       const wasListening = listening.delete(worker.id);
       live.delete(worker);
       if (stopping) {
-        if (code !== 0) failed = true;
+        // A worker still starting when the SIGTERM came has no handler yet and dies of it: stopped, not failed.
+        if (code !== 0 && signal !== 'SIGTERM') failed = true;
         if (live.size === 0) process.exit(failed ? 1 : 0);
         return;
       }

@@ -1,5 +1,5 @@
 import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
-import { catchError, defer, map, switchMap, throwError, type Observable } from 'rxjs';
+import { catchError, defer, map, switchMap, tap, throwError, type Observable } from 'rxjs';
 import { ShutdownError } from '../core/errors.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { readJsonBody } from '../node/readJsonBody.js';
@@ -56,12 +56,18 @@ export class ChatWireInterceptor implements NestInterceptor {
       const draining = this.shutdown?.isDraining === true;
       if (draining) res.setHeader('Connection', 'close');
       const { req, platform } = nodeRequest(request);
-      // Pipes (`@Body()`) run inside `next.handle()`: a body nobody parsed yet is parsed first.
-      const handled = defer(() => readJsonBody(req, res, this.bodyLimit, platform)).pipe(switchMap(() => next.handle()));
+      // Pipes (`@Body()`) run inside `next.handle()`: a body nobody parsed yet is parsed first. The heartbeat waits for
+      // it: one written while the body still arrives would commit the 200, and its refusal would go in-band under it.
+      let bodyRead: () => void = () => undefined;
+      const heartbeatAfter = new Promise<void>((resolve) => (bodyRead = resolve));
+      const handled = defer(() => readJsonBody(req, res, this.bodyLimit, platform)).pipe(
+        tap(() => bodyRead()),
+        switchMap(() => next.handle()),
+      );
       const output = draining
         ? throwError(() => new ShutdownError())
         : handled.pipe(catchError((error: unknown) => throwError(() => toChatfluxError(error))));
-      const written = CHAT_WIRES[this.format].send(res, output, { ...this.writeConfig, demand });
+      const written = CHAT_WIRES[this.format].send(res, output, { ...this.writeConfig, demand, heartbeatAfter });
       return this.shutdown?.track(written) ?? written;
     }).pipe(map(() => undefined));
   }

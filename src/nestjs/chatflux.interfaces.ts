@@ -124,7 +124,7 @@ export interface ChatfluxModuleAsyncConfig {
  * redact from error messages, a `signal` that ends responses in flight (graceful shutdown), `onValue` — and
  * `bodyLimit`, for an app without a body parser (`bodyParser: false`).
  */
-export type ChatWireConfig = Omit<WriteResponseConfig, 'demand'> & {
+export type ChatWireConfig = Omit<WriteResponseConfig, 'demand' | 'heartbeatAfter'> & {
   /**
    * When nothing parsed the JSON body yet (`NestFactory.create(App, { bodyParser: false })`), the handler's
    * interceptor parses it — after the guards, before the pipes — with the Express router's parser and this limit

@@ -218,15 +218,15 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   }
   // The options every response shares; each request adds its own `demand` and `onValue` (typed out here, so that a
   // shared one can never override a request's).
-  const writeConfig: Omit<WriteResponseConfig, 'demand' | 'onValue'> = {
+  const writeConfig: Omit<WriteResponseConfig, 'demand' | 'onValue' | 'heartbeatAfter'> = {
     secrets,
     ...(signal === undefined ? {} : { signal }),
-    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+    heartbeatMs: settings.heartbeatMs,
   };
   const { onHeartbeat } = config;
   /** Each wire's writer options, made once: with its own `onHeartbeat` (no closure per request). */
-  const wireConfigs = new Map<ChatWireFormat, Omit<WriteResponseConfig, 'demand' | 'onValue'>>();
-  const writeConfigOf = (wire: ChatWireFormat): Omit<WriteResponseConfig, 'demand' | 'onValue'> => {
+  const wireConfigs = new Map<ChatWireFormat, Omit<WriteResponseConfig, 'demand' | 'onValue' | 'heartbeatAfter'>>();
+  const writeConfigOf = (wire: ChatWireFormat): Omit<WriteResponseConfig, 'demand' | 'onValue' | 'heartbeatAfter'> => {
     let made = wireConfigs.get(wire);
     if (made === undefined) {
       const { endpoint } = CHAT_WIRES[wire];
@@ -254,12 +254,17 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     if (draining) res.setHeader('Connection', 'close');
     let model: string | undefined;
     let usage: Usage | undefined;
+    // The heartbeat waits for the request: one written while its body still arrives would commit the 200, and its
+    // refusal (400, 408, 413) would go in-band under it.
+    let requestRead: () => void = () => undefined;
+    const heartbeatAfter = new Promise<void>((resolve) => (requestRead = resolve));
     // The checks, then the client's answer subscribed with the writer's own subscriber: no operator between the
     // client and the writer, so each chunk costs what it costs without the core.
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
         if (draining) throw new ShutdownError();
         const request = await read();
+        requestRead();
         if (subscriber.closed) return;
         model = request.model ?? client.model;
         if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
@@ -275,7 +280,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     // This request's fields first, the wire's shared options spread after (their type excludes `demand` and
     // `onValue`): V8 gives an object spread and then extended a hidden class of its own, kept for the life of the stream.
     const options = writeConfigOf(wire);
-    const written = send(res, source, onValue === undefined ? { demand, ...options } : { demand, onValue, ...options });
+    const written = send(res, source, onValue === undefined ? { demand, heartbeatAfter, ...options } : { demand, heartbeatAfter, onValue, ...options });
     void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
       const method = req.method ?? 'POST';

@@ -11,12 +11,18 @@ export interface ResponseWriterConfig {
   signal?: AbortSignal;
   /** Literal secrets to redact from error messages. */
   secrets?: readonly string[];
-  /** Silence (ms) after which the format's heartbeat is written; `0` disables. Default 15000. */
+  /** Silence (ms) after which the format's heartbeat is written; `0` (or `Infinity`) disables. Default 15000. */
   heartbeatMs?: number;
   /** Called once with each value before it is written. */
   onValue?: (value: unknown) => void;
   /** Called each time the format's heartbeat is written (to count keep-alives without looking at every write). */
   onHeartbeat?: () => void;
+  /**
+   * No heartbeat before this settles (the serving core's: the request is read and checked). A heartbeat commits the
+   * 200, so one written while the request body still arrives would turn its refusal (400, 408, 413) into an in-band
+   * error under a 200. Default: the heartbeat runs from the start.
+   */
+  heartbeatAfter?: PromiseLike<unknown>;
   /** Names the writer in the misuse errors of a `json` source (`sendJson`, `toResponse(…, "json")`). */
   name: string;
   /** Called once with the outcome, when the response has ended or the client went away. */
@@ -57,7 +63,7 @@ export interface ResponseWriter<T> {
  *    401); after it, the in-band error frame and the end.
  * 2. A `json` format holds its one value (a Mono) and writes it at completion with `Content-Length`.
  * 3. The heartbeat is written after `heartbeatMs` of silence, skipped while the sink is full; one timer, re-armed
- *    only when it fires (a write just moves `lastWrite`).
+ *    only when it fires (a write just moves `lastWrite`). With `heartbeatAfter`, the first one waits for it too.
  * 4. `config.signal` aborting fails the response with its reason; `gone()` (the sink saw the client leave) settles.
  *    Settling unsubscribes from the source, which aborts the upstream request.
  *
@@ -75,7 +81,8 @@ export function createResponseWriter<T>(
   const started = performance.now();
   const streaming = format.streaming;
   const encode = format.encode;
-  const heartbeatText = heartbeatMs > 0 ? format.heartbeat : undefined;
+  // `Infinity` (or more than a timer waits, 2^31 - 1 ms) is no heartbeat, as `0`: Node fires such a timer after 1 ms.
+  const heartbeatText = heartbeatMs > 0 && heartbeatMs <= 2 ** 31 - 1 ? format.heartbeat : undefined;
   let values = 0;
   let firstValueMs: number | undefined;
   let pending: { value: T } | undefined;
@@ -188,7 +195,12 @@ export function createResponseWriter<T>(
       if (writer.done) return;
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      armHeartbeat(heartbeatMs);
+      const { heartbeatAfter } = config;
+      if (heartbeatAfter === undefined) armHeartbeat(heartbeatMs);
+      else {
+        const arm = (): void => armHeartbeat(heartbeatMs); // a no-op once settled, or with a timer armed by a write
+        heartbeatAfter.then(arm, arm);
+      }
       // Added to a closed Subscription (settled synchronously), the source's subscription is unsubscribed at once.
       subscription.add(source.subscribe(new WriterSubscriber<T>(next, fail, complete)));
     },

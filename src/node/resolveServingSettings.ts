@@ -1,5 +1,5 @@
 import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from './DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
-import { CapacityError, RequestError } from '../core/errors.js';
+import { CapacityError, ConfigError, RequestError } from '../core/errors.js';
 import type { ParseChatRequestConfig } from '../core/ParseChatRequestConfig.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
@@ -13,6 +13,7 @@ export type ServingSettingsConfig = Pick<
   | 'apiKeys'
   | 'bodyLimit'
   | 'bodyTimeoutMs'
+  | 'heartbeatMs'
   | 'queryLimit'
   | 'writeStallTimeoutMs'
   | 'maxLogFieldChars'
@@ -32,6 +33,8 @@ export interface ServingSettings {
   readonly bodyLimit: number | string;
   /** The longest wait for a whole body, in ms (default 30000; `0`: none). */
   readonly bodyTimeoutMs: number;
+  /** The heartbeat interval of the streaming responses, in ms (default 15000; `0`: none). */
+  readonly heartbeatMs: number;
   /** The longest `q` of `GET /chat/sse`, in characters (default 8192). */
   readonly queryLimit: number;
   /** The write stall deadline of a response's demand gate, in ms (default `DEFAULT_WRITE_STALL_TIMEOUT_MS`). */
@@ -70,7 +73,10 @@ export interface ServingSettings {
  * and the `EventSource` token signer — and the refusals built on them, so both answer with the same messages.
  *
  * A wrong option is refused here, when the endpoints are created, in this order: the request limits, the request
- * policy, `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`.
+ * policy, `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`, then the durations
+ * (`bodyTimeoutMs`, `writeStallTimeoutMs`, `heartbeatMs`: a non-negative number of ms) and `queryLimit` (a
+ * non-negative number). A duration of `Infinity`, or longer than a timer can wait (2^31 - 1 ms, about 24.8 days),
+ * means none, as `0` does: Node would fire such a timer after 1 ms.
  *
  * @param config - The endpoints' options.
  * @returns The settings.
@@ -90,12 +96,20 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
     ...(config.tokenTtlMs === undefined ? {} : { ttlMs: config.tokenTtlMs }),
   };
   const tokens = keys.length === 0 ? undefined : createSseTokens(tokenConfig);
+  const bodyTimeoutMs = durationMs('bodyTimeoutMs', config.bodyTimeoutMs, 30_000);
+  const stallTimeoutMs = durationMs('writeStallTimeoutMs', config.writeStallTimeoutMs, DEFAULT_WRITE_STALL_TIMEOUT_MS);
+  const heartbeatMs = durationMs('heartbeatMs', config.heartbeatMs, 15_000);
+  const queryLimit = config.queryLimit ?? 8192;
+  if (typeof queryLimit !== 'number' || !(queryLimit >= 0)) {
+    throw new ConfigError(`queryLimit must be a non-negative number of characters, got ${String(queryLimit)}.`);
+  }
   return {
     keys,
     bodyLimit: config.bodyLimit ?? '1mb',
-    bodyTimeoutMs: config.bodyTimeoutMs ?? 30_000,
-    queryLimit: config.queryLimit ?? 8192,
-    stallTimeoutMs: config.writeStallTimeoutMs ?? DEFAULT_WRITE_STALL_TIMEOUT_MS,
+    bodyTimeoutMs,
+    heartbeatMs,
+    queryLimit,
+    stallTimeoutMs,
     maxLogFieldChars: config.maxLogFieldChars ?? 1024,
     secrets,
     parseConfig,
@@ -117,4 +131,16 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
       return tokens;
     },
   };
+}
+
+/** The longest delay `setTimeout` keeps: a longer one (`Infinity` too) fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A duration option in ms: its default when absent; `0` (none) for `Infinity` or longer than a timer waits. */
+function durationMs(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value >= 0)) {
+    throw new ConfigError(`${name} must be a non-negative number of milliseconds (0 or Infinity: none), got ${String(value)}.`);
+  }
+  return value > MAX_TIMER_MS ? 0 : value;
 }

@@ -1,3 +1,4 @@
+import bytes from 'bytes';
 import { RequestError } from '../core/errors.js';
 
 /** The `Content-Encoding`s body-parser inflates. */
@@ -18,7 +19,8 @@ export function toRequestError(error: unknown, limit: number | string): RequestE
   const type = typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined;
   switch (type) {
     case 'entity.too.large':
-      return new RequestError('payload_too_large', `the request body is larger than the limit of ${String(limit)} bytes`, { cause: error });
+      // In bytes: the default `'1mb'` is `1048576`, not "1mb bytes".
+      return new RequestError('payload_too_large', `the request body is larger than the limit of ${String(bytes.parse(limit) ?? limit)} bytes`, { cause: error });
     case 'entity.parse.failed':
       return new RequestError('invalid_request', 'the request body is not valid JSON', { cause: error });
     case 'encoding.unsupported':

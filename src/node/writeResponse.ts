@@ -27,6 +27,12 @@ export interface WriteResponseConfig {
   onValue?: (value: unknown) => void;
   /** Called each time the format's heartbeat is written (`: ping`, `: keep-alive`), for a metric. */
   onHeartbeat?: () => void;
+  /**
+   * No heartbeat before this settles: pass the promise of the request being read and checked when the source reads
+   * it, so that its refusal (400, 408, 413) keeps its status — a heartbeat commits the 200. Default: the heartbeat
+   * runs from the start.
+   */
+  heartbeatAfter?: PromiseLike<unknown>;
 }
 
 const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: () => void }).flush?.();
@@ -41,7 +47,8 @@ const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: 
  * 2. After the commit, an error is written in-band (`encodeError`) and the response ends.
  * 3. When `res.write()` returns `false`, `demand.pause()`; `'drain'` or `'close'` resume it.
  * 4. `'close'` of the response before its end unsubscribes from the source, which aborts the upstream request.
- * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the socket is full).
+ * 5. The heartbeat is written after `heartbeatMs` of silence (skipped while the socket is full; not before
+ *    `config.heartbeatAfter` settles).
  * 6. The first frame (or heartbeat) is written at once, with the headers, and the socket uncorked (the time to the
  *    first byte does not wait for the rest of its network read); after it, the frames of one tick of the event loop (a network read of the
  *    upstream usually carries several) are written with one `res.write()` at the end of that tick, then

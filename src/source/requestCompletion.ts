@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Observable, type Subscription } from 'rxjs';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { AbortedError, ConfigError, StreamProtocolError } from '../core/errors.js';
+import { AbortedError, ConfigError, StreamProtocolError, isChatfluxError } from '../core/errors.js';
 import type { ChatCompletionRequest } from '../core/schemas/index.js';
 import { createDoneTracker } from './createDoneTracker.js';
 import { drainBody } from './drainBody.js';
@@ -190,8 +190,16 @@ export function requestCompletion(
               done.push(chunk); // before emitting: decodeChunk tears down synchronously at [DONE]
               subscriber.next(chunk);
             },
+            // fromBody maps a read failure without this request's context: mapped again from its cause, the body
+            // deadline is named with its value (not 0 ms) and the message is scrubbed of the key.
             error: (error: unknown) =>
-              subscriber.error(toTransportError(error, { secrets, bodyTimeoutMs: timeouts.body ?? 0, midResponse: true })),
+              subscriber.error(
+                toTransportError(isChatfluxError(error) && error.cause !== undefined ? error.cause : error, {
+                  secrets,
+                  bodyTimeoutMs: timeouts.body ?? 0,
+                  midResponse: true,
+                }),
+              ),
             complete: () => {
               ended = true;
               subscriber.complete();

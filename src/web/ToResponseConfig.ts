@@ -20,6 +20,11 @@ export interface ToResponseConfig {
   secrets?: readonly string[];
   /** Silence (ms) after which the heartbeat (`: ping` for SSE) is written; `0` disables. Default 15000. */
   heartbeatMs?: number;
+  /**
+   * No heartbeat before this settles: pass the promise of the request being read and checked when the source reads
+   * it, so that its refusal (400, 408, 413) keeps its status — a heartbeat commits the 200. Default: from the start.
+   */
+  heartbeatAfter?: PromiseLike<unknown>;
   /** Called once with each value before it is written (logging, metrics). */
   onValue?: (value: unknown) => void;
   /** Called once when the response has ended: its body finished, failed, or the client cancelled it. */

@@ -57,7 +57,7 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  * @returns The handlers of the three endpoints and of `POST /chat/token`.
  */
 export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandlers {
-  const { client, log } = config;
+  const { client, log, onHeartbeat } = config;
   const settings = resolveServingSettings(config);
   const { keys, bodyLimit, bodyTimeoutMs, queryLimit, stallTimeoutMs, maxLogFieldChars, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((request: Request) => defaultClientKey(request, keys.length > 0));
@@ -107,10 +107,15 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     const demand = createDemandGate({ stallTimeoutMs });
     let model: string | undefined;
     let usage: Usage | undefined;
+    // The heartbeat waits for the request (as the node core's): one written while its body still arrives would commit
+    // the 200, and its refusal (400, 408, 413) would go in-band under it.
+    let requestRead: () => void = () => undefined;
+    const heartbeatAfter = new Promise<void>((resolve) => (requestRead = resolve));
     const admit = (client: string): void => void (release = settings.admit(client));
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
         const chatRequest = await read(admit);
+        requestRead();
         if (subscriber.closed) return;
         model = chatRequest.model ?? client.model;
         if (request.method === 'HEAD') return subscriber.complete(); // GET's status and headers, as the node core
@@ -121,10 +126,12 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     });
     return toResponse(source, wire, {
       demand,
+      heartbeatAfter,
       secrets,
       requestSignal: request.signal,
       ...(config.signal === undefined ? {} : { signal: config.signal }),
-      ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+      heartbeatMs: settings.heartbeatMs,
+      ...(onHeartbeat === undefined ? {} : { onHeartbeat: () => onHeartbeat(endpoint) }),
       ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
       onEnd: (outcome) => {
         release?.();

@@ -60,6 +60,12 @@ describe('cross-origin policy', () => {
     expect(post.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('CORS: a page of an allowed origin can read Retry-After (a 429 or 503 says when to come back)', async () => {
+    const post = await rawRequest(`${gateway.url}/chat/json`, { body: { messages: [{ role: 'user', content: 'hi' }] }, headers: { Origin: ALLOWED } });
+    expect(post.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(String(post.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)).toContain('retry-after');
+  });
+
   it('by default no origin is allowed', async () => {
     const plain = await startGateway({ ...loadGatewayConfig({ CHATFLUX_BASE_URL: emulator.url }), port: 0 }, { log: () => undefined });
     try {

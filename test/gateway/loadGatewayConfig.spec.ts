@@ -114,6 +114,11 @@ describe('loadGatewayConfig', () => {
     [{ CHATFLUX_STRIP_FIELDS: 'user,messages' }, /CHATFLUX_STRIP_FIELDS cannot strip messages/],
     [{ CHATFLUX_PROVIDER: 'openai-compatible' }, /needs CHATFLUX_BASE_URL/],
     [{ CHATFLUX_BASE_URL: 'ftp://x' }, /CHATFLUX_BASE_URL/],
+    [{ CHATFLUX_BASE_URL: 'https://user:pa55word@proxy.example/v1' }, /CHATFLUX_BASE_URL must not hold credentials/],
+    [
+      { CHATFLUX_ROUTES: JSON.stringify({ chat: { targets: [{ baseUrl: 'http://user:pa55word@10.0.0.1/v1', model: 'm' }] } }) },
+      /chat\.targets\.0\.baseUrl must not hold credentials/,
+    ],
     [{ CHATFLUX_MAX_RETRIES: '-1' }, /CHATFLUX_MAX_RETRIES/],
     [{ CHATFLUX_IDLE_TIMEOUT_MS: '1.5' }, /CHATFLUX_IDLE_TIMEOUT_MS/],
     [{ CHATFLUX_SHUTDOWN_GRACE_MS: '10s' }, /CHATFLUX_SHUTDOWN_GRACE_MS/],
@@ -121,6 +126,12 @@ describe('loadGatewayConfig', () => {
   ])('refuses %j with a ConfigError naming the variable', (env, message) => {
     expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
     expect(() => loadGatewayConfig(env)).toThrow(message);
+    expect(() => loadGatewayConfig(env)).not.toThrow(/pa55word/); // a password is never echoed
+  });
+
+  it('writes CHATFLUX_CORS_ORIGINS as browsers send Origin: host in lower case, no default port', () => {
+    const config = loadGatewayConfig({ CHATFLUX_CORS_ORIGINS: 'https://App.Example.com:443, http://LOCALHOST:80,http://localhost:5173' });
+    expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost', 'http://localhost:5173']);
   });
 
   it('is described with the values in force: a default is printed as its value, marked (default)', () => {

@@ -2,8 +2,13 @@
  * CHATFLUX_WORKERS: the gateway program (`node --import tsx src/gateway/main.ts`) with two node:cluster workers on
  * one ephemeral port. Both workers serve (each names itself in `X-Chatflux-Worker`), and SIGTERM to the primary shuts
  * them down gracefully: a stream in flight completes with its `[DONE]`, the primary exits 0, the port is freed.
+ * Without CHATFLUX_TOKEN_SECRET the workers still share one: a token of `POST /chat/token` passes on either worker.
+ * A SIGTERM that comes while the workers are still starting is a clean stop too (exit 0). With OTLP metrics, each
+ * worker exports its own cumulative counters, so each says which instance it is (`service.instance.id`): with one
+ * resource, a collector would merge the two workers' series into one that jumps between their values.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { ROOT, userEnv } from '../helpers/packedPackage';
 import { rawRequest } from '../helpers/rawRequest';
@@ -16,19 +21,53 @@ const portRefuses = (port: number): Promise<boolean> =>
     socket.once('error', () => resolve(true));
   });
 
+const KEY = 'workers-test-key';
+
+interface OtlpMetrics {
+  resourceMetrics?: Array<{ resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> } }>;
+}
+
+/** An OTLP/HTTP JSON metrics collector on 127.0.0.1 that records the `service.instance.id` of each export. */
+async function startCollector(): Promise<{ server: Server; url: string; instances: string[] }> {
+  const instances: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (text: string) => (body += text));
+    req.on('end', () => {
+      for (const { resource } of (JSON.parse(body || '{}') as OtlpMetrics).resourceMetrics ?? []) {
+        instances.push(resource?.attributes?.find((attribute) => attribute.key === 'service.instance.id')?.value.stringValue ?? '(none)');
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return { server, url: `http://127.0.0.1:${address.port}/v1/metrics`, instances };
+}
+
 describe('the gateway with CHATFLUX_WORKERS=2', () => {
   let child: ChildProcess | undefined;
-  afterEach(() => {
+  let collector: Server | undefined;
+  afterEach(async () => {
     if (child?.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    collector?.closeAllConnections();
+    await new Promise<void>((resolve) => (collector === undefined ? resolve() : collector.close(() => resolve())));
+    collector = undefined;
   });
 
   it('serves from both workers on one port, and SIGTERM lets a stream in flight complete, then exits 0', async () => {
+    const otlp = await startCollector();
+    collector = otlp.server;
     const env = userEnv({
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: otlp.url,
       PORT: '0',
       HOST: '127.0.0.1',
       CHATFLUX_WORKERS: '2',
       CHATFLUX_EMULATOR_SCENARIOS: 'true',
       CHATFLUX_SHUTDOWN_GRACE_MS: '8000',
+      CHATFLUX_GATEWAY_KEYS: KEY,
+      CHATFLUX_TOKEN_SECRET: '',
     });
     const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
@@ -51,9 +90,24 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
     expect(pids.size).toBe(2);
     expect(pids.has(String(started.pid))).toBe(false); // the primary serves nothing itself
 
+    // EventSource tokens: issued by one worker, accepted by whichever serves the GET (fresh connections alternate).
+    const q = encodeURIComponent(JSON.stringify({ model: 'deepseek-chat#tokens=2', messages: [{ role: 'user', content: 'hi' }] }));
+    const statuses: number[] = [];
+    let crossed = 0; // tokens served by the worker that did not issue them
+    for (let i = 0; i < 4; i++) {
+      const issued = await rawRequest(`${url}/chat/token`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, Connection: 'close' } });
+      const { token } = JSON.parse(issued.body) as { token: string };
+      const sse = await rawRequest(`${url}/chat/sse?token=${encodeURIComponent(token)}&q=${q}`, { headers: { Connection: 'close' } });
+      statuses.push(sse.status);
+      if (sse.headers['x-chatflux-worker'] !== issued.headers['x-chatflux-worker']) crossed++;
+    }
+    expect(crossed).toBeGreaterThan(0);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+
     // A stream of ~1.5 s, signalled once it is under way: it completes within the grace.
     let soFar = '';
     const stream = rawRequest(`${url}/chat/sse`, {
+      headers: { Authorization: `Bearer ${KEY}` },
       body: { model: 'deepseek-chat#pace=30;tokens=50', messages: [{ role: 'user', content: 'hi' }] },
       onPiece: (_text, all) => void (soFar = all),
     });
@@ -66,5 +120,24 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
     expect(await exited).toBe(0);
     expect(stderr).toContain('SIGTERM: shutting down 2 workers');
     expect(await portRefuses(Number(new URL(url).port))).toBe(true);
+    // Each worker flushed its metrics as it shut down, under an instance id of its own.
+    expect(otlp.instances).not.toContain('(none)');
+    expect(new Set(otlp.instances).size).toBe(2);
+  }, 60_000);
+
+  it('SIGTERM while the workers are still starting is a clean stop: exit 0', async () => {
+    const env = userEnv({ PORT: '0', HOST: '127.0.0.1', CHATFLUX_WORKERS: '2' });
+    const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    let stderr = '';
+    started.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    started.stdout?.resume();
+    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
+    // The primary prints its configuration, then forks: its handlers are set; the workers take a while to load.
+    await waitFor(() => stderr.includes('WARNING: CHATFLUX_GATEWAY_KEYS') || started.exitCode !== null, 40_000);
+    started.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('SIGTERM: shutting down 2 workers');
+    expect(stderr).not.toContain('listening on'); // the SIGTERM came before the workers listened
   }, 60_000);
 });
