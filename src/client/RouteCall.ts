@@ -9,8 +9,12 @@ export interface RouteCall {
   active: RouteTarget | undefined;
   /** The target whose segment was cut last (where a continuation looks first past). */
   cut: RouteTarget | undefined;
-  /** Targets let through by their breaker whose outcome is not in yet (released if the caller leaves). */
-  pending: Set<RouteTarget>;
+  /**
+   * Targets let through by their breaker whose outcome is not in yet, each with whether it is its breaker's half-open
+   * probe: only a probe's place is given back (`release`) when it ends with neither outcome — a request let through
+   * while the breaker was closed must not free the probe of a breaker that has since opened and half-opened.
+   */
+  pending: Map<RouteTarget, boolean>;
   /** The usage of the segments whose text was delivered, summed. */
   usage: Usage | undefined;
   /** The target that completed the answer, and the model its last segment named. */

@@ -47,7 +47,7 @@ export interface ChatClientConfig {
   model?: string;
   /** Retry policy overrides (see `DEFAULT_RETRY_POLICY`), a retry count, or `false` for none. */
   retry?: RetryOnTransientConfig | number | false;
-  /** Deadlines in ms (see `DEFAULT_TIMEOUTS`); `0` turns one off. */
+  /** Deadlines in ms (see `DEFAULT_TIMEOUTS`); `0` turns one off, an omitted or `undefined` one takes its default. */
   timeouts?: TimeoutsConfig;
   /** An undici dispatcher to use instead of the client's own `Agent` (then `connections` and `timeouts.connect` are its business, and `close()` leaves it open). */
   dispatcher?: Dispatcher;
@@ -145,10 +145,24 @@ export interface ChatClient {
  *
  * @param config - The provider, its URL, key and default model, the retry policy and the deadlines.
  * @returns The client. Its `toString`, `toJSON` and `util.inspect` never show the API key.
+ * @throws ConfigError for a bad setting (`connections`, `connectionWaitMs`, a deadline that is not a number of ms ≥ 0,
+ *   the retry policy, the request limits, …), saying how to fix it.
  */
 export function createChatClient(config: ChatClientConfig): ChatClient {
   const { provider, baseUrl, apiKey, model } = resolveProvider(config);
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...config.timeouts };
+  // An undefined deadline takes its default (a spread would replace the default by none); a bad one is refused now,
+  // not turned off silently (`Number(process.env.UNSET)` is NaN) or left to fail every call in undici.
+  const given: TimeoutsConfig = {};
+  for (const [key, value] of Object.entries(config.timeouts ?? {}) as [keyof TimeoutsConfig, unknown][]) {
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new ConfigError(
+        `createChatClient: \`timeouts.${key}\` must be a number of ms ≥ 0 (0 turns it off), got ${String(value)}; omit it for the default.`,
+      );
+    }
+    given[key] = value;
+  }
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...given };
   const connections = config.connections ?? 128;
   const connectionWaitMs = config.connectionWaitMs ?? 10_000;
   if (!Number.isInteger(connections) || connections < 1) {
@@ -187,7 +201,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         : (config.retry ?? {});
   retryOnTransient(retryConfig); // a wrong policy is a ConfigError now, not at the first request
   let closed = false;
-  let inFlight = 0; // upstream requests running now (a graceful close waits for them)
+  let inFlight = 0; // calls running now, waits between their attempts included (a graceful close waits for them)
   let drained: (() => void) | undefined;
   // Telemetry: a span per call around the retries (traced), each attempt reported to it (watchAttempt).
   const telemetry =
@@ -237,15 +251,20 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   };
   const chunksOf = (request: ChatClientRequest, options: ChatCallOptions = {}, call?: CompletionCall): Observable<ChatCompletionChunk> =>
     new Observable<ChatCompletionChunk>((subscriber) => {
-      // The subscriber is passed on as it is (no `defer` + `finalize` hops per chunk); its teardown counts the
-      // request out. A throw here errors the subscriber.
-      if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
+      // The subscriber is passed on as it is (no `defer` + `finalize` hops per chunk). A throw here errors it.
       const body = toCompletionRequest(request, model, requestLimits);
+      pipelineOf(options, body, call).subscribe(subscriber);
+    });
+  // One call, from its subscription to its end, retries and the waits between them included: refused once the client
+  // is closed; counted in flight until then (a retry of a call under way within `close(graceMs)` still goes out).
+  const callOf = <T>(run: () => Observable<T>): Observable<T> =>
+    new Observable<T>((subscriber) => {
+      if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
       inFlight++;
       subscriber.add(() => {
         if (--inFlight === 0) drained?.();
       });
-      pipelineOf(options, body, call).subscribe(subscriber);
+      run().subscribe(subscriber);
     });
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
   const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> =>
@@ -256,14 +275,18 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     baseUrl,
     model,
     ...(slots === undefined ? {} : { pool: slots }),
-    chunks: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal)),
+    chunks: (request, options) =>
+      callOf(() => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal))),
     json: (request, options) =>
-      traced(request, false, (call) => {
-        const whole = retried(chunksOf(request, options, call).pipe(answer), options?.signal);
-        // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
-        return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
-      }),
-    stream: (request, options) => traced(request, true, (call) => retried(chunksOf(request, options, call).pipe(toOutputChunks()), options?.signal)),
+      callOf(() =>
+        traced(request, false, (call) => {
+          const whole = retried(chunksOf(request, options, call).pipe(answer), options?.signal);
+          // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
+          return timeouts.json ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: timeouts.json })) : whole;
+        }),
+      ),
+    stream: (request, options) =>
+      callOf(() => traced(request, true, (call) => retried(chunksOf(request, options, call).pipe(toOutputChunks()), options?.signal))),
     sse: (request, options) => client.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
       closed = true;

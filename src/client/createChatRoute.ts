@@ -1,4 +1,4 @@
-import { defer, map, type Observable } from 'rxjs';
+import { map, Observable } from 'rxjs';
 import { addUsage } from '../core/addUsage.js';
 import { ConfigError } from '../core/errors.js';
 import type { ChatCompletionChunk, LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../core/schemas/index.js';
@@ -32,6 +32,13 @@ export interface ChatRouteTarget extends ChatClientConfig {
   prefillBaseUrl?: string;
   /** The model's context window in tokens: a `context_length_exceeded` moves on to the next target declared larger. */
   contextWindow?: number;
+  /** The target's deadlines (see `DEFAULT_TIMEOUTS`) but `json`, refused (a `ConfigError`): a route's `json()` is bounded by the route's `jsonTimeoutMs`. */
+  timeouts?: Omit<NonNullable<ChatClientConfig['timeouts']>, 'json'> & {
+    /** Refused: set the route's `jsonTimeoutMs`. */
+    json?: undefined;
+  };
+  /** Refused (a `ConfigError`): a route's `json()` is bounded by the route's `maxAnswerChars`, not a target's. */
+  maxAnswerChars?: undefined;
 }
 
 /** A route's report of one attempt (the fields of `RouteAttempt`). */
@@ -133,11 +140,31 @@ export interface ChatRoute extends ChatClient {
  *
  * @param config - The targets, the breaker, the rules' switches and an event sink.
  * @returns The route (a `ChatClient`: `chunks`, `json`, `stream`, `sse`, `close`).
- * @throws ConfigError for no target or a bad target configuration (each target's client is created now).
+ * @throws ConfigError for no target or a bad target configuration (each target's client is created now), or a
+ *   target setting `timeouts.json` or `maxAnswerChars` (a route's json() has its own: `jsonTimeoutMs`, `maxAnswerChars`),
+ *   or a bad `maxContinuations`, `silenceMs` or `jsonTimeoutMs`.
  */
 export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (!Array.isArray(config.targets) || config.targets.length === 0) {
     throw new ConfigError('createChatRoute: `targets` must list at least one target, e.g. [{ provider: "deepseek" }].');
+  }
+  // Checked now, not at every call (maxContinuations), nor left to turn a deadline off (jsonTimeoutMs) or to fail
+  // every call with undici's message (silenceMs).
+  const { maxContinuations, silenceMs, jsonTimeoutMs } = config;
+  if (maxContinuations !== undefined && !(Number.isInteger(maxContinuations) && maxContinuations >= 0)) {
+    throw new ConfigError(`createChatRoute: \`maxContinuations\` must be a non-negative integer, got ${String(maxContinuations)}; omit it for 3 (0: a cut surfaces).`);
+  }
+  for (const [key, value] of [['silenceMs', silenceMs], ['jsonTimeoutMs', jsonTimeoutMs]] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
+      throw new ConfigError(`createChatRoute: \`${key}\` must be a number of ms ≥ 0, got ${String(value)}; omit it for the default.`);
+    }
+  }
+  // A target's json() settings would be silently ignored: a route's json() is its own (over the spliced chunks).
+  const jsonSetting = config.targets.find((t) => t.timeouts?.json !== undefined || t.maxAnswerChars !== undefined);
+  if (jsonSetting !== undefined) {
+    throw new ConfigError(
+      `createChatRoute: a target's \`timeouts.json\` and \`maxAnswerChars\` do not apply to a route's json() (target ${JSON.stringify(jsonSetting.name ?? jsonSetting.model ?? jsonSetting.provider ?? 'unnamed')}); set the route's \`jsonTimeoutMs\` and \`maxAnswerChars\` instead.`,
+    );
   }
   const routeName = config.name ?? config.targets[0]?.model ?? 'route';
   const emit = config.onEvent ?? (() => undefined);
@@ -161,16 +188,22 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     },
   };
   let closed = false;
+  let inFlight = 0; // calls running now, waits between attempts included (a graceful close waits for them)
+  let drained: (() => void) | undefined;
   // Each subscription is one call: its bookkeeping, and the upstream chunks spliced over the targets.
   const call = <T>(
     request: ChatClientRequest,
     options: ChatCallOptions,
     finish: (chunks: Observable<ChatCompletionChunk>, call: RouteCall) => Observable<T>,
   ): Observable<T> =>
-    defer(() => {
+    new Observable<T>((subscriber) => {
       if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');
+      inFlight++;
+      subscriber.add(() => {
+        if (--inFlight === 0) drained?.();
+      });
       const state = newRouteCall();
-      return finish(spliceRoute(context, config, request, options, state), state);
+      finish(spliceRoute(context, config, request, options, state), state).subscribe(subscriber);
     });
 
   const first = targets[0]!;
@@ -207,9 +240,19 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
       return config.jsonTimeoutMs ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: config.jsonTimeoutMs })) : whole;
     },
     sse: (request, options) => route.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
-    close: async (graceMs) => {
+    close: async (graceMs = 0) => {
       closed = true;
-      await Promise.all(targets.flatMap((t) => [t.client.close(graceMs), t.prefillClient?.close(graceMs)]));
+      // The route's calls, not only its targets' requests: a call waiting to retry or fail over has none under way.
+      if (graceMs > 0 && inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      await Promise.all(targets.flatMap((t) => [t.client.close(), t.prefillClient?.close()]));
     },
   };
   return route;

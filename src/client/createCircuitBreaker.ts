@@ -11,7 +11,7 @@ export interface CircuitBreakerConfig {
   failureRate?: number;
   /** How many of the latest outcomes the rate is taken over (default 20). */
   window?: number;
-  /** The rate applies only once the window holds this many outcomes (default 10). */
+  /** The rate applies only once the window holds this many outcomes (default 10, or `window` when smaller; at most `window`). */
   minimumCalls?: number;
   /** How long it stays open before one probe may pass (default 30 000 ms). */
   coolDownMs?: number;
@@ -37,7 +37,11 @@ export interface CircuitBreaker {
   success(): void;
   /** A request failed: may open the breaker (a failed probe opens it again for a new cool-down). */
   failure(): void;
-  /** A request that was let through ended with neither (aborted, the request's own fault): frees the probe. */
+  /**
+   * The half-open probe ended with neither outcome (aborted, the request's own fault): frees the probe's place. Call it
+   * only for the probe (a request let through while `state` read `half_open`): it cannot tell requests apart, and one
+   * let through while the breaker was closed has no place to give back.
+   */
   release(): void;
   /** When the breaker, open, lets a probe through (epoch ms); `undefined` unless open. */
   readonly retryAt: number | undefined;
@@ -61,7 +65,8 @@ export const DEFAULT_CIRCUIT_BREAKER: Readonly<Required<Omit<CircuitBreakerConfi
  * @param config - Thresholds, cool-down, clock.
  * @param onTransition - Told of every state change (for metrics and logs).
  * @returns The breaker.
- * @throws ConfigError for a threshold that is not a positive integer, a rate outside (0, 1], a negative cool-down.
+ * @throws ConfigError for a threshold that is not a positive integer, a `minimumCalls` above `window`, a rate outside
+ *   (0, 1], a negative cool-down.
  */
 export function createCircuitBreaker(
   config: CircuitBreakerConfig = {},
@@ -73,6 +78,12 @@ export function createCircuitBreaker(
     if (!Number.isInteger(c[key]) || c[key] < 1)
       throw new ConfigError(`circuit breaker: \`${key}\` must be a positive integer, got ${String(c[key])}; omit it for ${DEFAULT_CIRCUIT_BREAKER[key]}.`);
   }
+  if (config.minimumCalls !== undefined && c.minimumCalls > c.window)
+    throw new ConfigError(
+      `circuit breaker: \`minimumCalls\` (${c.minimumCalls}) must be at most \`window\` (${c.window}): the window never holds more outcomes, so the failure rate could never apply.`,
+    );
+  // The default minimum (10) shrinks to a smaller window: else `{ window: 5 }` would silently turn the rate off.
+  c.minimumCalls = Math.min(c.minimumCalls, c.window);
   if (!(c.failureRate > 0 && c.failureRate <= 1))
     throw new ConfigError(`circuit breaker: \`failureRate\` must be in (0, 1], got ${String(c.failureRate)}; omit it for 0.5.`);
   if (!(c.coolDownMs >= 0))
@@ -135,7 +146,7 @@ export function createCircuitBreaker(
       if (s === 'open') return;
       record(true);
       const rate = outcomes.filter(Boolean).length / outcomes.length;
-      if (inARow >= c.consecutiveFailures || (outcomes.length >= c.minimumCalls && rate >= c.failureRate)) {
+      if (inARow >= c.consecutiveFailures || (c.failureRate < 1 && outcomes.length >= c.minimumCalls && rate >= c.failureRate)) {
         outcomes = [];
         inARow = 0;
         open();

@@ -6,5 +6,5 @@ import type { RouteCall } from './RouteCall.js';
  * @returns A fresh {@link RouteCall}.
  */
 export function newRouteCall(): RouteCall {
-  return { attempts: [], active: undefined, cut: undefined, pending: new Set(), usage: undefined, finisher: undefined };
+  return { attempts: [], active: undefined, cut: undefined, pending: new Map(), usage: undefined, finisher: undefined };
 }

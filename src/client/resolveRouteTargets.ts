@@ -1,4 +1,4 @@
-import type { RetryOnTransientConfig } from '../operators/retryOnTransient.js';
+import { retryOnTransient, type RetryOnTransientConfig } from '../operators/retryOnTransient.js';
 import { createChatClient } from './createChatClient.js';
 import type { ChatRouteConfig, ChatRouteEvent } from './createChatRoute.js';
 import { createCircuitBreaker } from './createCircuitBreaker.js';
@@ -28,9 +28,14 @@ export function resolveRouteTargets(
     const target =
       position === last
         ? given
-        : { ...given, timeouts: { headers: silenceMs, firstChunk: silenceMs, ...given.timeouts } };
+        : {
+            ...given,
+            // `??`, not a spread: a deadline given as `undefined` keeps the silence budget.
+            timeouts: { ...given.timeouts, headers: given.timeouts?.headers ?? silenceMs, firstChunk: given.timeouts?.firstChunk ?? silenceMs },
+          };
     const retry: RetryOnTransientConfig =
       target.retry === false ? { count: 0 } : typeof target.retry === 'number' ? { count: target.retry } : (target.retry ?? {});
+    retryOnTransient(retry); // the route runs the target's retries: a wrong policy is a ConfigError now, not at every call
     const client = createChatClient({ ...target, retry: false });
     const base = target.name ?? `${client.provider}:${client.model ?? 'default'}`;
     const count = (seen.get(base) ?? 0) + 1;

@@ -55,8 +55,9 @@ export function routeFailover(
     next,
     skip: (position) => {
       const target = targets[order[position]!]!;
+      const probe = target.breaker?.state === 'half_open'; // let through now, it is the probe
       if (target.breaker?.tryAcquire() === false) return true;
-      call.pending.add(target);
+      call.pending.set(target, probe);
       return false;
     },
     noTarget: () => allTargetsOpen(route),

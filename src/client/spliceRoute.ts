@@ -15,8 +15,8 @@ import type { RouteTarget } from './RouteTarget.js';
 /**
  * One call of a route as upstream chunks: a failover over every target (`nextRouteTarget` picks where a failure goes),
  * its cuts continued (`routeContinuation`, at most `maxContinuations`), each segment accounted on `call`
- * (`recordRouteSegment`); when the answer ends or the caller leaves, the breakers of targets whose outcome is not in
- * are released.
+ * (`recordRouteSegment`); when the answer ends or the caller leaves, the half-open probes whose outcome is not in are
+ * released.
  *
  * @param route - The route.
  * @param config - The route's options (`failoverOnSilence`, `failoverOnContentPolicy`, `maxContinuations`).
@@ -57,7 +57,7 @@ export function spliceRoute(
       }),
       finalize(() => {
         // The caller left (or the answer ended) with outcomes not in: neither a success nor a failure.
-        for (const target of call.pending) target.breaker?.release();
+        for (const [target, probe] of call.pending) if (probe) target.breaker?.release();
         call.pending.clear();
         call.active = undefined;
       }),
