@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { map, Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
+import { createCallGate } from './createCallGate.js';
 import { createConnectionSlots } from './createConnectionSlots.js';
 import { withConnectionSlot } from './withConnectionSlot.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
@@ -200,9 +201,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         ? { count: config.retry }
         : (config.retry ?? {});
   retryOnTransient(retryConfig); // a wrong policy is a ConfigError now, not at the first request
-  let closed = false;
-  let inFlight = 0; // calls running now, waits between their attempts included (a graceful close waits for them)
-  let drained: (() => void) | undefined;
+  const calls = createCallGate('this chat client was closed; create a new one with createChatClient().');
   // Telemetry: a span per call around the retries (traced), each attempt reported to it (watchAttempt).
   const telemetry =
     config.telemetry === false ? undefined : createCompletionTelemetry({ providerName: genAiProviderName(provider), ...config.telemetry });
@@ -255,17 +254,6 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       const body = toCompletionRequest(request, model, requestLimits);
       pipelineOf(options, body, call).subscribe(subscriber);
     });
-  // One call, from its subscription to its end, retries and the waits between them included: refused once the client
-  // is closed; counted in flight until then (a retry of a call under way within `close(graceMs)` still goes out).
-  const callOf = <T>(run: () => Observable<T>): Observable<T> =>
-    new Observable<T>((subscriber) => {
-      if (closed) throw new ConfigError('this chat client was closed; create a new one with createChatClient().');
-      inFlight++;
-      subscriber.add(() => {
-        if (--inFlight === 0) drained?.();
-      });
-      run().subscribe(subscriber);
-    });
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
   const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> =>
     source.pipe(retryOnTransient<T>(signal === undefined ? retryConfig : { ...retryConfig, signal }));
@@ -276,9 +264,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     model,
     ...(slots === undefined ? {} : { pool: slots }),
     chunks: (request, options) =>
-      callOf(() => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal))),
+      calls.track(() => traced(request, true, (call) => retried(chunksOf(request, options, call), options?.signal))),
     json: (request, options) =>
-      callOf(() =>
+      calls.track(() =>
         traced(request, false, (call) => {
           const whole = retried(chunksOf(request, options, call).pipe(answer), options?.signal);
           // The deadline of the whole call, retries included (outside retryOnTransient: never retried itself).
@@ -286,21 +274,13 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
         }),
       ),
     stream: (request, options) =>
-      callOf(() => traced(request, true, (call) => retried(chunksOf(request, options, call).pipe(toOutputChunks()), options?.signal))),
+      calls.track(() => traced(request, true, (call) => retried(chunksOf(request, options, call).pipe(toOutputChunks()), options?.signal))),
     sse: (request, options) => client.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
-      closed = true;
+      calls.close();
       if (!owned) return;
-      if (graceMs > 0 && inFlight > 0) {
-        // Not undici's graceful close(): a destroy() after it leaves the requests still running hanging.
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, graceMs);
-          drained = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
+      // Not undici's graceful close(): a destroy() after it leaves the requests still running hanging.
+      await calls.drain(graceMs);
       await dispatcher.destroy();
     },
   };

@@ -1,6 +1,7 @@
 import { map, Observable } from 'rxjs';
 import { addUsage } from '../core/addUsage.js';
 import { ConfigError } from '../core/errors.js';
+import { createCallGate } from './createCallGate.js';
 import type { ChatCompletionChunk, LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../core/schemas/index.js';
 import { serverSentEvent } from '../core/serverSentEvent.js';
 import { chunkTimeouts } from '../operators/chunkTimeouts.js';
@@ -187,23 +188,16 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
       emit({ type: 'attempt', route: routeName, ...attempt });
     },
   };
-  let closed = false;
-  let inFlight = 0; // calls running now, waits between attempts included (a graceful close waits for them)
-  let drained: (() => void) | undefined;
+  const calls = createCallGate('this chat route was closed; create a new one with createChatRoute().');
   // Each subscription is one call: its bookkeeping, and the upstream chunks spliced over the targets.
   const call = <T>(
     request: ChatClientRequest,
     options: ChatCallOptions,
     finish: (chunks: Observable<ChatCompletionChunk>, call: RouteCall) => Observable<T>,
   ): Observable<T> =>
-    new Observable<T>((subscriber) => {
-      if (closed) throw new ConfigError('this chat route was closed; create a new one with createChatRoute().');
-      inFlight++;
-      subscriber.add(() => {
-        if (--inFlight === 0) drained?.();
-      });
+    calls.track(() => {
       const state = newRouteCall();
-      finish(spliceRoute(context, config, request, options, state), state).subscribe(subscriber);
+      return finish(spliceRoute(context, config, request, options, state), state);
     });
 
   const first = targets[0]!;
@@ -241,17 +235,9 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     },
     sse: (request, options) => route.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
-      closed = true;
+      calls.close();
       // The route's calls, not only its targets' requests: a call waiting to retry or fail over has none under way.
-      if (graceMs > 0 && inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, graceMs);
-          drained = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
+      await calls.drain(graceMs);
       await Promise.all(targets.flatMap((t) => [t.client.close(), t.prefillClient?.close()]));
     },
   };
