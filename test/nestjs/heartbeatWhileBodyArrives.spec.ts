@@ -4,12 +4,12 @@
  * the pipe's 400) then went in-band under it. No heartbeat before the body is read; the queue phase keeps its own.
  */
 import { Body, Controller, Inject, Post } from '@nestjs/common';
-import { request } from 'node:http';
 import type { ChatClient } from '../../src/client/createChatClient.js';
 import { ChatRequest } from '../../src/core/schemas/index.js';
 import { CHATFLUX_CLIENT, ChatfluxModule, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import type { RawResponse } from '../helpers/rawRequest.js';
+import { slowPost as post } from '../helpers/slowPost.js';
 import { expectErrorBeforeCommit } from '../helpers/wireAssertions.js';
 import { startNestApp, type NestTestApp } from './startNestApp.js';
 
@@ -26,26 +26,7 @@ class SlowBodyController {
   }
 }
 
-/** POST `pieces` as a chunked body, the headers first, then one piece every `GAP_MS`, then the end. */
-const slowPost = (url: string, pieces: readonly string[]): Promise<RawResponse> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
-      const out: RawResponse = { status: res.statusCode ?? 0, headers: res.headers, body: '', pieces: [] };
-      res.setEncoding('utf8');
-      res.on('data', (text: string) => (out.body += text));
-      res.on('close', () => resolve(out));
-    });
-    req.on('error', reject);
-    req.flushHeaders();
-    let sent = 0;
-    const next = (): void => {
-      if (req.destroyed) return;
-      if (sent === pieces.length) return void req.end();
-      req.write(pieces[sent++]);
-      setTimeout(next, GAP_MS);
-    };
-    setTimeout(next, GAP_MS);
-  });
+const slowPost = (url: string, pieces: readonly string[]): Promise<RawResponse> => post(url, pieces, { gapMs: GAP_MS });
 
 let emulator: Emulator;
 let nest: NestTestApp;

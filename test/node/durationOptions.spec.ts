@@ -4,11 +4,11 @@
  * than 1 ms got a 408, a client pausing 1 ms was cut as stalled, the heartbeat spun a 1 ms timer. Such a value now
  * means none, as `0`; a negative or NaN one is a ConfigError at creation, not a protection silently gone.
  */
-import { request } from 'node:http';
 import { ConfigError } from '../../src/core/errors';
 import { createChatEndpoints } from '../../src/node/createChatEndpoints';
 import { createChatHandlers } from '../../src/web/createChatHandlers';
 import type { RawResponse } from '../helpers/rawRequest';
+import { slowPost } from '../helpers/slowPost';
 import { startServer, type TestServer } from '../helpers/startServer';
 import { useEmulatedClient } from '../helpers/useEmulatedClient';
 
@@ -28,17 +28,7 @@ afterEach(async () => {
 
 /** POST `body` in two halves, 100 ms apart. */
 const twoPieces = (url: string, body: string): Promise<RawResponse> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
-      const out: RawResponse = { status: res.statusCode ?? 0, headers: res.headers, body: '', pieces: [] };
-      res.setEncoding('utf8');
-      res.on('data', (text: string) => (out.body += text));
-      res.on('close', () => resolve(out));
-    });
-    req.on('error', reject);
-    req.write(body.slice(0, 10));
-    setTimeout(() => req.end(body.slice(10)), 100);
-  });
+  slowPost(url, [body.slice(0, 10), body.slice(10)], { gapMs: 100, firstGapMs: 0 });
 
 const HELLO = JSON.stringify({ model: 'deepseek-chat#queue=150', messages: [{ role: 'user', content: 'hi' }] });
 

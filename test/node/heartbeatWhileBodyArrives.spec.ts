@@ -4,41 +4,20 @@
  * in-band under a 200 instead of with its real status (400, 408), as the spec's error responses want. The heartbeat
  * of the provider's queue phase (after the request was accepted) still runs.
  */
-import { request } from 'node:http';
 import { createChatEndpoints } from '../../src/node/createChatEndpoints';
 import { startServer, type TestServer } from '../helpers/startServer';
 import { useEmulatedClient } from '../helpers/useEmulatedClient';
 import { startHonoChat, type HonoChat } from '../web/startHonoChat';
 import { expectErrorBeforeCommit } from '../helpers/wireAssertions';
 import type { RawResponse } from '../helpers/rawRequest';
+import { slowPost as post } from '../helpers/slowPost';
 
 const upstream = useEmulatedClient();
 const HEARTBEAT_MS = 40;
 const GAP_MS = 200; // five heartbeats of silence between two pieces of the body
 
-/**
- * POST `pieces` as a chunked body, the headers first, then one piece every `GAP_MS` (and the end, unless `end` is
- * false: a body that never completes); resolves with the whole response.
- */
 const slowPost = (url: string, pieces: readonly string[], end = true): Promise<RawResponse> =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
-      const out: RawResponse = { status: res.statusCode ?? 0, headers: res.headers, body: '', pieces: [] };
-      res.setEncoding('utf8');
-      res.on('data', (text: string) => (out.body += text));
-      res.on('close', () => resolve(out));
-    });
-    req.on('error', reject);
-    req.flushHeaders();
-    let sent = 0;
-    const next = (): void => {
-      if (req.destroyed) return;
-      if (sent === pieces.length) return void (end ? req.end() : undefined);
-      req.write(pieces[sent++]);
-      setTimeout(next, GAP_MS);
-    };
-    setTimeout(next, GAP_MS);
-  });
+  post(url, pieces, { gapMs: GAP_MS, end });
 
 let server: TestServer | HonoChat | undefined;
 afterEach(async () => {
