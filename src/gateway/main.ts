@@ -31,7 +31,29 @@ async function loadStartGateway(): Promise<typeof import('./startGateway.js').st
   }
 }
 
+/**
+ * Keeps a SIGTERM / SIGINT that comes while the program is still loading (Express, the telemetry SDK: a second or
+ * two), before its real handlers exist: Node's default would kill it (exit 143, or a primary dying without its
+ * workers). Returns the hand-over, called once the real handlers are set: it delivers the kept signal to them. A
+ * second signal while loading ends the process at once.
+ */
+function holdEarlySignals(): () => void {
+  let kept: NodeJS.Signals | undefined;
+  const keep = (signal: NodeJS.Signals): void => {
+    if (kept !== undefined) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    kept = signal;
+  };
+  process.on('SIGTERM', keep);
+  process.on('SIGINT', keep);
+  return () => {
+    process.off('SIGTERM', keep);
+    process.off('SIGINT', keep);
+    if (kept !== undefined) process.kill(process.pid, kept);
+  };
+}
+
 async function main(): Promise<void> {
+  const handOverSignals = holdEarlySignals();
   const config = loadGatewayConfig(process.env);
   const workers = resolveWorkerCount(process.env);
   const startGateway = await loadStartGateway();
@@ -40,7 +62,8 @@ async function main(): Promise<void> {
   // The workers share one token secret: a token issued by one must pass on the others (the balancer picks any).
   if (workers > 1 && cluster.isPrimary) {
     const workerEnv: Record<string, string> = config.tokenSecret === undefined ? { CHATFLUX_TOKEN_SECRET: randomBytes(32).toString('base64url') } : {};
-    return runClusterPrimary({ workers, workerEnv });
+    runClusterPrimary({ workers, workerEnv });
+    return handOverSignals();
   }
   const worker = cluster.isWorker;
   const gateway = await startGateway(config, worker ? { responseHeaders: { 'X-Chatflux-Worker': String(process.pid) } } : {});
@@ -63,6 +86,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  handOverSignals();
   // A worker whose primary is gone (killed outright) shuts down rather than serve on, orphaned.
   if (worker) process.on('disconnect', () => stop('primary exited'));
   // `npx chatflux-gateway` runs it under npm's `sh -c`, which dies of the SIGTERM npm passes on without passing it

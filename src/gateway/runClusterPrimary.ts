@@ -50,7 +50,7 @@ export function runClusterPrimary(config: ClusterPrimaryConfig): void {
       const url = (message as { chatfluxListening?: unknown } | null)?.chatfluxListening;
       if (typeof url !== 'string') return;
       listening.add(worker.id);
-      if (announced || listening.size < config.workers) return;
+      if (announced || stopping || listening.size < config.workers) return;
       announced = true;
       write(`chatflux gateway listening on ${url} (${config.workers} workers, primary ${process.pid})`);
     });

@@ -140,4 +140,19 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
     expect(stderr).toContain('SIGTERM: shutting down 2 workers');
     expect(stderr).not.toContain('listening on'); // the SIGTERM came before the workers listened
   }, 60_000);
+
+  it('one process (no workers): a SIGTERM while it is still starting is kept, then shuts it down: exit 0, not 143', async () => {
+    const env = userEnv({ PORT: '0', HOST: '127.0.0.1' });
+    const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    let stderr = '';
+    started.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    started.stdout?.resume();
+    const exited = new Promise<string>((resolve) => started.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+    // The configuration is printed before the gateway starts (the emulator, the server): the SIGTERM comes meanwhile.
+    await waitFor(() => stderr.includes('WARNING: CHATFLUX_GATEWAY_KEYS') || started.exitCode !== null, 40_000);
+    started.kill('SIGTERM');
+    expect(await exited).toBe('code 0');
+    expect(stderr).toContain('SIGTERM: shutting down');
+  }, 60_000);
 });
