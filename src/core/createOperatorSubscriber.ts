@@ -15,8 +15,10 @@ import { Subscriber } from 'rxjs';
  * 2. A handler that throws errors `destination` with what it threw.
  * 3. Completion is forwarded after `onComplete` (as `tap`'s: a throw errors the destination instead). Errors are
  *    forwarded, unless `onError` is given: it replaces the forwarding.
+ * 4. Without a destination (`undefined`: the last subscriber of a chain, e.g. a response writer's), nothing is
+ *    forwarded: a throw of `onNext` or `onComplete` goes to `onError` (required then), and the source is left.
  *
- * @param destination - The operator's subscriber (the `new Observable((subscriber) => …)` one).
+ * @param destination - The operator's subscriber (the `new Observable((subscriber) => …)` one), or `undefined`.
  * @param onNext - Called with each value of the source.
  * @param onComplete - Called once when the source completes.
  * @param onError - Called once when the source errors.
@@ -27,30 +29,44 @@ export function createOperatorSubscriber<T>(
   onNext: (value: T) => void,
   onComplete?: () => void,
   onError?: (error: unknown) => void,
+): Subscriber<T>;
+export function createOperatorSubscriber<T>(
+  destination: undefined,
+  onNext: (value: T) => void,
+  onComplete: () => void,
+  onError: (error: unknown) => void,
+): Subscriber<T>;
+export function createOperatorSubscriber<T>(
+  destination: Subscriber<unknown> | undefined,
+  onNext: (value: T) => void,
+  onComplete?: () => void,
+  onError?: (error: unknown) => void,
 ): Subscriber<T> {
   return new OperatorSubscriber<T>(destination, onNext, onComplete, onError);
 }
 
 class OperatorSubscriber<T> extends Subscriber<T> {
   private readonly onNext: (value: T) => void;
-  private readonly target: Subscriber<unknown>;
+  /** Where a throw of `onNext` goes: the destination's `error`, else this subscriber's own (`onError`). */
+  private readonly target: Subscriber<unknown> | undefined;
 
   constructor(
-    destination: Subscriber<unknown>,
+    destination: Subscriber<unknown> | undefined,
     onNext: (value: T) => void,
     onComplete: (() => void) | undefined,
     onError: ((error: unknown) => void) | undefined,
   ) {
-    super(destination as Subscriber<T>); // adds this subscriber to the destination (the unsubscription chain)
+    super(destination as Subscriber<T> | undefined); // adds this subscriber to the destination (the unsubscription chain)
     this.onNext = onNext;
     this.target = destination;
     if (onComplete !== undefined) {
       this._complete = (): void => {
         try {
           onComplete();
-          destination.complete();
+          destination?.complete();
         } catch (error) {
-          destination.error(error);
+          if (destination === undefined) onError!(error);
+          else destination.error(error);
         } finally {
           this.unsubscribe();
         }
@@ -61,6 +77,7 @@ class OperatorSubscriber<T> extends Subscriber<T> {
         try {
           onError(error);
         } catch (thrown) {
+          if (destination === undefined) throw thrown;
           destination.error(thrown);
         } finally {
           this.unsubscribe();
@@ -81,7 +98,8 @@ class OperatorSubscriber<T> extends Subscriber<T> {
     try {
       this.onNext(value);
     } catch (error) {
-      this.target.error(error);
+      if (this.target !== undefined) this.target.error(error);
+      else this.error(error); // onError, then this subscriber stops and leaves the source
     }
   }
 }

@@ -1,4 +1,5 @@
-import { Subscriber, Subscription, type Observable, type TeardownLogic } from 'rxjs';
+import { Subscription, type Observable, type TeardownLogic } from 'rxjs';
+import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { ConfigError, ShutdownError } from '../core/errors.js';
 import { toErrorResponse } from '../core/toErrorResponse.js';
 import type { WireFormat } from '../wire/WireFormat.js';
@@ -202,7 +203,9 @@ export function createResponseWriter<T>(
         heartbeatAfter.then(arm, arm);
       }
       // Added to a closed Subscription (settled synchronously), the source's subscription is unsubscribed at once.
-      subscription.add(source.subscribe(new WriterSubscriber<T>(next, fail, complete)));
+      // The writer's own subscriber, the last of the chain: a plain observer would be wrapped in a SafeSubscriber and
+      // a ConsumerObserver (two more calls, and a try/catch each, per frame); a handler's throw fails the response.
+      subscription.add(source.subscribe(createOperatorSubscriber<T>(undefined, next, complete, fail)));
     },
     gone() {
       settle('disconnected', writer.committed ? 200 : 0);
@@ -215,44 +218,4 @@ export function createResponseWriter<T>(
     },
   };
   return writer;
-}
-
-/**
- * The writer's own subscriber: the source's notifications call the writer's handlers directly. A plain observer
- * handed to `subscribe` is wrapped in a `SafeSubscriber` and a `ConsumerObserver` — two more calls per value, and a
- * try/catch of their own, on every frame of the response. Values come through this class's own `next()` method
- * (not `Subscriber.prototype.next`, shared by every subscriber in the process and so never inlined).
- */
-class WriterSubscriber<T> extends Subscriber<T> {
-  private readonly onNext: (value: T) => void;
-  private readonly onError: (error: unknown) => void;
-
-  constructor(next: (value: T) => void, error: (error: unknown) => void, complete: () => void) {
-    super();
-    this.onNext = next;
-    this.onError = error;
-    this._error = (reason: unknown): void => {
-      try {
-        error(reason);
-      } finally {
-        this.unsubscribe();
-      }
-    };
-    this._complete = (): void => {
-      try {
-        complete();
-      } finally {
-        this.unsubscribe();
-      }
-    };
-  }
-
-  override next(value: T): void {
-    if (this.isStopped) return super.next(value); // rxjs's handling of a notification after the end
-    try {
-      this.onNext(value);
-    } catch (thrown) {
-      this.onError(thrown); // the handlers catch what they call; should the sink throw, the response fails (not the process)
-    }
-  }
 }

@@ -153,4 +153,61 @@ describe('createOperatorSubscriber', () => {
       expectObservable(result).toBe('--a--#', undefined, wrapped);
     });
   });
+
+  describe('without a destination (the last subscriber of a chain)', () => {
+    /** Subscribes a terminal subscriber to `source` and records what its handlers saw, at which frame. */
+    const record = (
+      source: Observable<string>,
+      onNext: (value: string) => void = () => undefined,
+      onComplete: () => void = () => undefined,
+    ): string[] => {
+      const seen: string[] = [];
+      source.subscribe(
+        createOperatorSubscriber<string>(
+          undefined,
+          (value) => {
+            onNext(value);
+            seen.push(`${scheduler.now()}:${value}`);
+          },
+          () => {
+            onComplete();
+            seen.push(`${scheduler.now()}:complete`);
+          },
+          (error) => seen.push(`${scheduler.now()}:error ${(error as Error).message}`),
+        ),
+      );
+      return seen;
+    };
+
+    it('calls the handlers: each value, then the completion or the error', () => {
+      scheduler.run(({ cold, expectSubscriptions }) => {
+        const completing = cold('--a--b--|');
+        const failing = cold('--a--#', undefined, new Error('cut'));
+        const done = record(completing);
+        const failed = record(failing);
+        scheduler.flush();
+        expect(done).toEqual(['2:a', '5:b', '8:complete']);
+        expect(failed).toEqual(['2:a', '5:error cut']);
+        expectSubscriptions(completing.subscriptions).toBe('^-------!');
+        expectSubscriptions(failing.subscriptions).toBe('^----!');
+      });
+    });
+
+    it('hands a throw of onNext or onComplete to onError, and unsubscribes the source there', () => {
+      scheduler.run(({ cold, expectSubscriptions }) => {
+        const source = cold('--a--b--c--|');
+        const seen = record(source, (value) => {
+          if (value === 'b') throw new Error('bad value');
+        });
+        const late = cold('--a--|');
+        const lateSeen = record(late, undefined, () => {
+          throw new Error('late check failed');
+        });
+        scheduler.flush();
+        expect(seen).toEqual(['2:a', '5:error bad value']);
+        expectSubscriptions(source.subscriptions).toBe('^----!');
+        expect(lateSeen).toEqual(['2:a', '5:error late check failed']);
+      });
+    });
+  });
 });
