@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { map, Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
+import { durationMs } from '../core/durationMs.js';
 import { createCallGate } from './createCallGate.js';
 import { createConnectionSlots } from './createConnectionSlots.js';
 import { withConnectionSlot } from './withConnectionSlot.js';
@@ -48,7 +49,7 @@ export interface ChatClientConfig {
   model?: string;
   /** Retry policy overrides (see `DEFAULT_RETRY_POLICY`), a retry count, or `false` for none. */
   retry?: RetryOnTransientConfig | number | false;
-  /** Deadlines in ms (see `DEFAULT_TIMEOUTS`); `0` turns one off, an omitted or `undefined` one takes its default. */
+  /** Deadlines in ms (see `DEFAULT_TIMEOUTS`); `0` (or `Infinity`) turns one off, an omitted or `undefined` one takes its default. */
   timeouts?: TimeoutsConfig;
   /** An undici dispatcher to use instead of the client's own `Agent` (then `connections` and `timeouts.connect` are its business, and `close()` leaves it open). */
   dispatcher?: Dispatcher;
@@ -155,13 +156,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   // not turned off silently (`Number(process.env.UNSET)` is NaN) or left to fail every call in undici.
   const given: TimeoutsConfig = {};
   for (const [key, value] of Object.entries(config.timeouts ?? {}) as [keyof TimeoutsConfig, unknown][]) {
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new ConfigError(
-        `createChatClient: \`timeouts.${key}\` must be a number of ms ≥ 0 (0 turns it off), got ${String(value)}; omit it for the default.`,
-      );
-    }
-    given[key] = value;
+    if (value !== undefined) given[key] = durationMs(`createChatClient: \`timeouts.${key}\``, value, 0);
   }
   const timeouts = { ...DEFAULT_TIMEOUTS, ...given };
   const connections = config.connections ?? 128;

@@ -1,6 +1,7 @@
 import { map, Observable } from 'rxjs';
 import { addUsage } from '../core/addUsage.js';
 import { ConfigError } from '../core/errors.js';
+import { durationMs } from '../core/durationMs.js';
 import { createCallGate } from './createCallGate.js';
 import type { ChatCompletionChunk, LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../core/schemas/index.js';
 import { serverSentEvent } from '../core/serverSentEvent.js';
@@ -155,11 +156,8 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (maxContinuations !== undefined && !(Number.isInteger(maxContinuations) && maxContinuations >= 0)) {
     throw new ConfigError(`createChatRoute: \`maxContinuations\` must be a non-negative integer, got ${String(maxContinuations)}; omit it for 3 (0: a cut surfaces).`);
   }
-  for (const [key, value] of [['silenceMs', silenceMs], ['jsonTimeoutMs', jsonTimeoutMs]] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
-      throw new ConfigError(`createChatRoute: \`${key}\` must be a number of ms ≥ 0, got ${String(value)}; omit it for the default.`);
-    }
-  }
+  durationMs('createChatRoute: `silenceMs`', silenceMs, 0);
+  durationMs('createChatRoute: `jsonTimeoutMs`', jsonTimeoutMs, 0);
   // A target's json() settings would be silently ignored: a route's json() is its own (over the spliced chunks).
   const jsonSetting = config.targets.find((t) => t.timeouts?.json !== undefined || t.maxAnswerChars !== undefined);
   if (jsonSetting !== undefined) {

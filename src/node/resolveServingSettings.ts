@@ -1,5 +1,6 @@
 import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from './DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 import { CapacityError, ConfigError, RequestError } from '../core/errors.js';
+import { durationMs } from '../core/durationMs.js';
 import type { ParseChatRequestConfig } from '../core/ParseChatRequestConfig.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
@@ -131,16 +132,4 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
       return tokens;
     },
   };
-}
-
-/** The longest delay `setTimeout` keeps: a longer one (`Infinity` too) fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** A duration option in ms: its default when absent; `0` (none) for `Infinity` or longer than a timer waits. */
-function durationMs(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value >= 0)) {
-    throw new ConfigError(`${name} must be a non-negative number of milliseconds (0 or Infinity: none), got ${String(value)}.`);
-  }
-  return value > MAX_TIMER_MS ? 0 : value;
 }
