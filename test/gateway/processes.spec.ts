@@ -6,10 +6,11 @@
  * the in-band `shutting_down` frame after the grace), frees its port, and leaves no process behind, within 15 s.
  * Also: a port in use and a bad setting are one line naming it, and exit code 1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { portRefuses, startProgram } from '../helpers/gatewayProgram';
 import { installFrameworkProjects } from '../helpers/installFrameworkProjects';
 import { packedTarball, ROOT, runDir, userEnv } from '../helpers/packedPackage';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest';
@@ -41,35 +42,6 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
-
-const portRefuses = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(false)));
-    socket.once('error', () => resolve(true));
-  });
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
-
-/** Spawns `command` as a user's shell would (no npm variables), and resolves once the gateway says where it listens. */
-async function start(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<Started> {
-  const child = spawn(command, args, { cwd, env: userEnv({ PORT: '0', HOST: '127.0.0.1', CHATFLUX_EMULATOR_SCENARIOS: 'true', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  child.stdout?.resume();
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
-  );
-  await waitFor(() => /listening on http:\/\/\S+/.test(stderr) || child.exitCode !== null, 40_000).catch(() => undefined);
-  const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-  if (url === undefined) throw new Error(`${command} ${args.join(' ')} did not start: ${stderr}`);
-  return { child, url, stderr: () => stderr, exited };
-}
 
 /** A long streaming answer (the built-in emulator's scenario in the model name), resolved when the stream ends. */
 function longStream(url: string, endpoint: '/chat/stream' | '/chat/sse'): { received: () => string; done: Promise<RawResponse> } {
@@ -124,7 +96,7 @@ describe('the gateway program, signalled', () => {
 
   it.concurrent.each(CASES)('$name: $signal ends it gracefully within 15 s, leaving no process', async ({ signal, run, graceMs, exit }) => {
     const [command, args, cwd] = run(project);
-    const gateway = await start(command, args, cwd, graceMs === undefined ? {} : { CHATFLUX_SHUTDOWN_GRACE_MS: String(graceMs) });
+    const gateway = await startProgram(graceMs === undefined ? {} : { CHATFLUX_SHUTDOWN_GRACE_MS: String(graceMs) }, { command, args, cwd });
     const tree = new Set<number>();
     try {
       const streams = [longStream(gateway.url, '/chat/stream'), longStream(gateway.url, '/chat/sse')];

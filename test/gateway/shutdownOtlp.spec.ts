@@ -4,10 +4,9 @@
  * 10 s timeout (README "Production": it exits about a second after the grace). A child process: the exporters'
  * transport is loaded as Node loads it, not through jest's module registry.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { ROOT, userEnv } from '../helpers/packedPackage';
-import { waitFor } from '../helpers/streamSources';
+import { startProgram } from '../helpers/gatewayProgram';
 
 describe('the gateway program with an OTLP collector that never answers', () => {
   let collector: Server | undefined;
@@ -24,23 +23,14 @@ describe('the gateway program with an OTLP collector that never answers', () => 
     await new Promise<void>((resolve) => collector!.listen(0, '127.0.0.1', resolve));
     const address = collector.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    const env = userEnv({
-      PORT: '0',
-      HOST: '127.0.0.1',
+    const started = await startProgram({
       CHATFLUX_EMULATOR_PACE_MS: '0',
       CHATFLUX_SHUTDOWN_GRACE_MS: '0',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${address.port}`,
     });
-    const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child = started;
-    let stderr = '';
-    started.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    started.stdout?.resume();
-    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
-    await waitFor(() => /listening on http:\/\/\S+/.test(stderr) || started.exitCode !== null, 40_000);
-    const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-    if (url === undefined) throw new Error(`the gateway did not start: ${stderr}`);
-    expect(stderr).toContain('OTLP traces + metrics');
+    child = started.child;
+    const { url, exited } = started;
+    expect(started.stderr()).toContain('OTLP traces + metrics');
     const response = await fetch(`${url}/chat/json`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Connection: 'close' },
@@ -49,8 +39,8 @@ describe('the gateway program with an OTLP collector that never answers', () => 
     expect(response.status).toBe(200);
     await response.text();
     const signalled = Date.now();
-    started.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    started.child.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
     const took = Date.now() - signalled;
     expect(exported).toEqual(expect.arrayContaining(['/v1/traces'])); // the exporters did try the collector
     expect(took).toBeLessThan(4000); // the exporters' own timeout is 10 s

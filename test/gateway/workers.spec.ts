@@ -7,19 +7,11 @@
  * worker exports its own cumulative counters, so each says which instance it is (`service.instance.id`): with one
  * resource, a collector would merge the two workers' series into one that jumps between their values.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
-import { ROOT, userEnv } from '../helpers/packedPackage';
+import { GATEWAY_PROGRAM, portRefuses, spawnProgram, startProgram } from '../helpers/gatewayProgram';
 import { rawRequest } from '../helpers/rawRequest';
 import { waitFor } from '../helpers/streamSources';
-
-const portRefuses = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(false)));
-    socket.once('error', () => resolve(true));
-  });
 
 const KEY = 'workers-test-key';
 
@@ -59,25 +51,17 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
   it('serves from both workers on one port, and SIGTERM lets a stream in flight complete, then exits 0', async () => {
     const otlp = await startCollector();
     collector = otlp.server;
-    const env = userEnv({
+    const env = {
       OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: otlp.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
       CHATFLUX_WORKERS: '2',
-      CHATFLUX_EMULATOR_SCENARIOS: 'true',
       CHATFLUX_SHUTDOWN_GRACE_MS: '8000',
       CHATFLUX_GATEWAY_KEYS: KEY,
       CHATFLUX_TOKEN_SECRET: '',
-    });
-    const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child = started;
-    let stderr = '';
-    started.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    started.stdout?.resume();
-    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
-    await waitFor(() => /listening on http:\/\/\S+ \(2 workers/.test(stderr) || started.exitCode !== null, 40_000);
-    const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-    if (url === undefined) throw new Error(`the gateway did not start: ${stderr}`);
+    };
+    const started = await startProgram(env, GATEWAY_PROGRAM, /listening on http:\/\/\S+ \(2 workers/);
+    child = started.child;
+    const { url, stderr } = started;
+    const exited = started.exited.then(({ code }) => code);
 
     // Each request on a fresh connection: the primary hands connections to the workers in turn.
     const pids = new Set<string>();
@@ -88,7 +72,7 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
       pids.add(String(response.headers['x-chatflux-worker']));
     }
     expect(pids.size).toBe(2);
-    expect(pids.has(String(started.pid))).toBe(false); // the primary serves nothing itself
+    expect(pids.has(String(started.child.pid))).toBe(false); // the primary serves nothing itself
 
     // EventSource tokens: issued by one worker, accepted by whichever serves the GET (fresh connections alternate).
     const q = encodeURIComponent(JSON.stringify({ model: 'deepseek-chat#tokens=2', messages: [{ role: 'user', content: 'hi' }] }));
@@ -112,13 +96,13 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
       onPiece: (_text, all) => void (soFar = all),
     });
     await waitFor(() => soFar.split('"content"').length > 3, 20_000);
-    started.kill('SIGTERM');
+    started.child.kill('SIGTERM');
     const response = await stream;
     expect(response.status).toBe(200);
     expect(response.body).not.toContain('shutting_down');
     expect(response.body.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(await exited).toBe(0);
-    expect(stderr).toContain('SIGTERM: shutting down 2 workers');
+    expect(stderr()).toContain('SIGTERM: shutting down 2 workers');
     expect(await portRefuses(Number(new URL(url).port))).toBe(true);
     // Each worker flushed its metrics as it shut down, under an instance id of its own.
     expect(otlp.instances).not.toContain('(none)');
@@ -126,33 +110,23 @@ describe('the gateway with CHATFLUX_WORKERS=2', () => {
   }, 60_000);
 
   it('SIGTERM while the workers are still starting is a clean stop: exit 0', async () => {
-    const env = userEnv({ PORT: '0', HOST: '127.0.0.1', CHATFLUX_WORKERS: '2' });
-    const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child = started;
-    let stderr = '';
-    started.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    started.stdout?.resume();
-    const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
+    const started = spawnProgram({ CHATFLUX_WORKERS: '2' });
+    child = started.child;
     // The primary prints its configuration, then forks: its handlers are set; the workers take a while to load.
-    await waitFor(() => stderr.includes('WARNING: CHATFLUX_GATEWAY_KEYS') || started.exitCode !== null, 40_000);
-    started.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(stderr).toContain('SIGTERM: shutting down 2 workers');
-    expect(stderr).not.toContain('listening on'); // the SIGTERM came before the workers listened
+    await waitFor(() => started.stderr().includes('WARNING: CHATFLUX_GATEWAY_KEYS') || started.child.exitCode !== null, 40_000);
+    started.child.kill('SIGTERM');
+    expect((await started.exited).code).toBe(0);
+    expect(started.stderr()).toContain('SIGTERM: shutting down 2 workers');
+    expect(started.stderr()).not.toContain('listening on'); // the SIGTERM came before the workers listened
   }, 60_000);
 
   it('one process (no workers): a SIGTERM while it is still starting is kept, then shuts it down: exit 0, not 143', async () => {
-    const env = userEnv({ PORT: '0', HOST: '127.0.0.1' });
-    const started = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child = started;
-    let stderr = '';
-    started.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    started.stdout?.resume();
-    const exited = new Promise<string>((resolve) => started.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+    const started = spawnProgram();
+    child = started.child;
     // The configuration is printed before the gateway starts (the emulator, the server): the SIGTERM comes meanwhile.
-    await waitFor(() => stderr.includes('WARNING: CHATFLUX_GATEWAY_KEYS') || started.exitCode !== null, 40_000);
-    started.kill('SIGTERM');
-    expect(await exited).toBe('code 0');
-    expect(stderr).toContain('SIGTERM: shutting down');
+    await waitFor(() => started.stderr().includes('WARNING: CHATFLUX_GATEWAY_KEYS') || started.child.exitCode !== null, 40_000);
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toMatchObject({ code: 0, signal: null });
+    expect(started.stderr()).toContain('SIGTERM: shutting down');
   }, 60_000);
 });

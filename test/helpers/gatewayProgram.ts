@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import { ROOT, userEnv } from './packedPackage';
+import { waitFor } from './streamSources';
+
+/** A spawned program: the process, its stderr so far, and how it ended. */
+export interface SpawnedProgram {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** The gateway program from the sources, as `npm start` runs it (`node --import tsx src/gateway/main.ts`). */
+export const GATEWAY_PROGRAM = { command: process.execPath, args: ['--import', 'tsx', 'src/gateway/main.ts'], cwd: ROOT };
+
+/**
+ * Spawns `command` as a user's shell would (no npm variables), on 127.0.0.1 and an ephemeral port with the emulator's
+ * scenarios on, `env` on top; collects its stderr. Does not wait for anything.
+ */
+export function spawnProgram(
+  env: Record<string, string> = {},
+  { command, args, cwd } = GATEWAY_PROGRAM,
+): SpawnedProgram {
+  const child = spawn(command, args, {
+    cwd,
+    env: userEnv({ PORT: '0', HOST: '127.0.0.1', CHATFLUX_EMULATOR_SCENARIOS: 'true', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  child.stdout?.resume();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
+  return { child, stderr: () => stderr, exited };
+}
+
+/** {@link spawnProgram}, resolved once stderr matches `ready` (the gateway says where it listens): with that URL. */
+export async function startProgram(
+  env: Record<string, string> = {},
+  program = GATEWAY_PROGRAM,
+  ready = /listening on http:\/\/\S+/,
+): Promise<SpawnedProgram & { url: string }> {
+  const started = spawnProgram(env, program);
+  await waitFor(() => ready.test(started.stderr()) || started.child.exitCode !== null, 40_000).catch(() => undefined);
+  const url = /listening on (http:\/\/\S+)/.exec(started.stderr())?.[1];
+  if (url === undefined) {
+    started.child.kill('SIGKILL'); // not left running when it never said where it listens
+    throw new Error(`${program.command} ${program.args.join(' ')} did not start: ${started.stderr()}`);
+  }
+  return { ...started, url };
+}
+
+/** Whether nothing listens on `port` of 127.0.0.1 any more. */
+export const portRefuses = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(true));
+  });
