@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { lastValueFrom, take, toArray } from 'rxjs';
 import {
+  ConfigError,
   isAbortedError,
   isConfigError,
   isNetworkError,
@@ -603,5 +604,16 @@ describe('createChatClient', () => {
       for (const view of [String(error), (error as Error).message, JSON.stringify(error), inspect(error)])
         expect(view).not.toContain(KEY);
     });
+  });
+});
+
+describe('createChatClient: timeouts checked at creation', () => {
+  it('a negative or NaN deadline is a ConfigError at creation, naming the field, not a deadline silently off', () => {
+    for (const [field, value] of [['connect', -1], ['headers', -1], ['firstChunk', Number.NaN], ['idle', -5], ['total', Number.NaN], ['json', -5], ['errorBody', -1]] as const) {
+      const make = (): unknown => createChatClient({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', timeouts: { [field]: value } });
+      expect(make).toThrow(ConfigError);
+      expect(make).toThrow(new RegExp(`timeouts\\.${field}`));
+    }
+    expect(() => createChatClient({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', timeouts: { idle: 0, json: undefined } })).not.toThrow();
   });
 });

@@ -186,6 +186,24 @@ describe('createChatRoute: breaker probes', () => {
 describe('createChatRoute: options checked at creation', () => {
   const targets = [{ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }, { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }];
 
+  it('a route target whose timeouts are given as undefined keeps the silence budget: a silent primary hands over', async () => {
+    const silent = await emulator({ dialect: 'deepseek', scenario: 'tokens=5;stall-after=0' });
+    const healthy = await emulator({ dialect: 'deepseek', scenario: 'tokens=5' });
+    const r = route({
+      silenceMs: 100,
+      jsonTimeoutMs: 3000, // bounds the test: without the fix the primary has no first-chunk deadline at all
+      targets: [
+        { baseUrl: silent.url, model: 'deepseek-chat', name: 'silent', timeouts: { headers: undefined, firstChunk: undefined } },
+        { baseUrl: healthy.url, model: 'deepseek-chat', name: 'healthy' },
+      ],
+    });
+    const answer = await firstValueFrom(r.json(REQUEST));
+    expect(answer.attempts?.map((a) => `${a.target}:${a.outcome}:${a.error ?? ''}`)).toEqual([
+      'silent:failed:timeout:first_chunk',
+      'healthy:completed:',
+    ]);
+  });
+
   it('refuses a bad maxContinuations, silenceMs or jsonTimeoutMs at creation, naming it (not every call failing, nor a deadline silently off)', () => {
     for (const [field, value] of [
       ['maxContinuations', -1],
