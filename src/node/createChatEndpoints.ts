@@ -51,7 +51,11 @@ export interface ChatEndpointsConfig {
    * configured, else its remote address (see `clientKey`). Default 32; `0`: no limit.
    */
   maxConcurrentPerClient?: number;
-  /** Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). */
+  /**
+   * Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). A
+   * `GET /chat/sse?token=…` request counts by default as the client of its token's key; a custom `clientKey` is asked
+   * about it as about any request (it has no `Authorization` header).
+   */
   clientKey?: (req: IncomingMessage) => string;
   /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
   requestLimits?: RequestLimitsConfig;
@@ -154,9 +158,10 @@ export interface ChatEndpoints {
   models(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
   /**
    * Serves `POST /chat/token` (when `apiKeys` are configured): behind the same Bearer key check (401), answers
-   * `{ token, expiresAt }`, a short-lived signed token (`tokenTtlMs`) that `GET /chat/sse?token=…` accepts in place of
-   * the `Authorization` header (a browser's `EventSource` cannot send one), counted as the same client for
-   * `maxConcurrentPerClient`. Without `apiKeys`: 400 (the endpoints are open; `GET /chat/sse` needs no token).
+   * `{ token, expiresAt }`, a short-lived signed token (`tokenTtlMs`, see `createSseTokens`) that `GET /chat/sse?token=…`
+   * accepts in place of the `Authorization` header (a browser's `EventSource` cannot send one) until it expires, any
+   * number of times, while its key is configured; counted as the key's client for `maxConcurrentPerClient`. Without
+   * `apiKeys`: 400 (the endpoints are open; `GET /chat/sse` needs no token).
    *
    * @param req - The node request (a body, if any, is not read).
    * @param res - The node response, untouched so far.
@@ -332,17 +337,14 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
           authorizeBearer(req.headers.authorization, keys);
           admit(req, res);
         } else {
-          admit(req, res, settings.tokenClient(token));
+          const custom = config.clientKey;
+          admit(req, res, settings.tokenClient(token, custom === undefined ? undefined : () => custom(req)));
         }
         return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
       }),
     token: (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
-      const answer = defer(() => {
-        const signer = settings.requireTokens();
-        authorizeBearer(req.headers.authorization, keys);
-        return of(signer.issue(clientKey(req)));
-      });
+      const answer = defer(() => of(settings.issueToken(req.headers.authorization)));
       const written = sendJson(res, answer, writeConfig);
       void written.then(() => closeUnreadRequest(req));
       return shutdown === undefined ? written : shutdown.track(written);

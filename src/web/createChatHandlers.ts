@@ -72,7 +72,8 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       authorizeBearer(authorization, keys);
       return clientKey(request);
     }
-    return settings.tokenClient(token);
+    const custom = config.clientKey;
+    return settings.tokenClient(token, custom === undefined ? undefined : () => custom(request));
   };
 
   const readPost = async (request: Request): Promise<ChatRequest> => {
@@ -147,11 +148,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
         return isQuery(request, wire) ? readQuery(request) : readPost(request);
       });
   const token: WebHandler = async (request) => {
-    const answer = defer(() => {
-      const signer = settings.requireTokens();
-      authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
-      return of(signer.issue(clientKey(request)));
-    });
+    const answer = defer(() => of(settings.issueToken(request.headers.get('authorization') ?? undefined)));
     const response = await toResponse(answer, 'json', {
       secrets,
       requestSignal: request.signal,
