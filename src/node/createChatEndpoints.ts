@@ -14,6 +14,7 @@ import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
 import { clientKeyOf } from './clientKeyOf.js';
+import { finishedReconnect } from './finishedReconnect.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { openAiModelList } from './openAiModelList.js';
 import { sendJson } from './sendJson.js';
@@ -128,7 +129,9 @@ export interface ChatEndpoints {
   /**
    * Serves `GET /chat/sse?q=<url-encoded JSON request>` (for `EventSource`): key (401), `q` once (400), at most
    * `queryLimit` characters (413), JSON (400), schema (400); without `q` the `demoRequest`, else 400. A `HEAD`
-   * request gets the same checks, status and headers, and no body: the upstream is not called.
+   * request gets the same checks, status and headers, and no body: the upstream is not called. The stream's final
+   * frame tells the `EventSource` not to reconnect (`EVENT_SOURCE_WIRE`); a reconnect that does anyway (its
+   * `Last-Event-ID` naming that frame) gets 204 at once, which stops it.
    *
    * @param req - The node request.
    * @param res - The node response, untouched so far.
@@ -330,8 +333,16 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       });
       return CHAT_WIRES.openai.send(res, list, writeConfig);
     },
-    query: (req, res, q) =>
-      serve('sse', req, res, () => {
+    query: (req, res, q) => {
+      const finished = finishedReconnect(req.headers['last-event-id']);
+      if (finished !== undefined) {
+        // An EventSource reconnecting to a finished answer: 204 stops it; nothing is checked or called.
+        const started = performance.now();
+        res.writeHead(204).end();
+        log?.(toChatRequestLog({ endpoint: '/chat/sse', method: req.method ?? 'GET', started, outcome: finished, secrets, maxLogFieldChars }));
+        return Promise.resolve(finished);
+      }
+      return serve('eventsource', req, res, () => {
         const token = tokenParameter(req.url ?? '');
         if (tokens === undefined || token === undefined || req.headers.authorization !== undefined) {
           authorizeBearer(req.headers.authorization, keys);
@@ -341,7 +352,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
           admit(req, res, settings.tokenClient(token, custom === undefined ? undefined : () => custom(req)));
         }
         return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
-      }),
+      });
+    },
     token: (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
       const answer = defer(() => of(settings.issueToken(req.headers.authorization)));
