@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Observable } from 'rxjs';
 import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
 import type { ChatRequest } from '../core/schemas/index.js';
+import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
 import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
 import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
@@ -19,10 +20,11 @@ import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 
 /**
  * The three wires of the downstream contract: `json` (`/chat/json`, one object), `ndjson` (`/chat/stream`, one
- * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`); and the two of OpenAI's
+ * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`); `eventsource`, the `sse` wire
+ * of `GET /chat/sse` (a browser's `EventSource`), whose final frame also says not to reconnect; and the two of OpenAI's
  * `/v1/chat/completions`: `openai` (one `chat.completion`) and `openai-sse` (`chat.completion.chunk`s, `"stream": true`).
  */
-export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'openai' | 'openai-sse';
+export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'eventsource' | 'openai' | 'openai-sse';
 
 /** Everything that differs between the three endpoints: see {@link CHAT_WIRES}. */
 export interface ChatWire {
@@ -36,6 +38,7 @@ export interface ChatWire {
   call(client: ChatClient, request: ChatRequest, options: ChatCallOptions): Observable<unknown>;
 }
 
+const sendEventSource: ChatWire['send'] = (res, source, config) => writeResponse(res, source, EVENT_SOURCE_WIRE, config);
 const sendOpenAiJson: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_JSON_WIRE, config);
 const sendOpenAi: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_WIRE, config);
 
@@ -63,6 +66,13 @@ export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
     send: sendSse,
     // `client.stream()` in SSE_WIRE's frames: the bytes of `client.sse()` (`data: <json>`), without a ServerSentEvent
     // made per chunk only to be taken apart by the writer.
+    call: (client, request, options) => client.stream(request, options),
+  },
+  // GET /chat/sse: the same frames, ended by a final frame that tells an EventSource not to reconnect.
+  eventsource: {
+    endpoint: '/chat/sse',
+    format: EVENT_SOURCE_WIRE,
+    send: sendEventSource,
     call: (client, request, options) => client.stream(request, options),
   },
   // OpenAI's endpoint makes the same client calls as /chat/json and /chat/stream (retries, failover, timeouts apply
