@@ -10,6 +10,7 @@
  * 500 ms here) and its upstream request abandoned, while a healthy stream keeps flowing and `/healthz` answering.
  */
 import { connect, type Socket } from 'node:net';
+import { jsonParseMs } from '../helpers/jsonParseMs';
 import { largestPieceGap } from '../helpers/largestPieceGap';
 import { loadAllowance } from '../helpers/loadAllowance';
 import { pacedSseRequest } from '../helpers/pacedSseRequest';
@@ -39,21 +40,9 @@ const GAP = { factor: 20, floorMs: 1500 };
 const HEALTHZ = { factor: 20, floorMs: 1000 };
 
 /**
- * What `JSON.parse` of a hostile body takes on this machine now (the median of 5; the gateway shares this process):
- * the work no request limit can spare, and what the load's pauses are measured against.
- */
-function parseMs(): number {
-  const times = [0, 1, 2, 3, 4].map(() => {
-    const started = performance.now();
-    JSON.parse(EMPTIES);
-    return performance.now() - started;
-  });
-  return times.sort((a, b) => a - b)[2] ?? 0;
-}
-
-/**
  * The baselines of a test, before its load: the healthy stream's largest gap and the slowest `/healthz` without
- * hostile clients, and {@link parseMs}. `after()` takes `parseMs` again once the load is over: the larger counts.
+ * hostile clients, and `JSON.parse` of a hostile body (the gateway shares this process). `after()` takes the parse
+ * again once the load is over: the larger counts.
  */
 async function quietBaseline(): Promise<{ largestGap: number; slowestHealthz: number; parseMs: number; after: () => void }> {
   let stop = false;
@@ -62,7 +51,7 @@ async function quietBaseline(): Promise<{ largestGap: number; slowestHealthz: nu
   stop = true;
   await probe.done;
   expect(healthy.body).toContain('data: [DONE]');
-  const baseline = { largestGap: largestPieceGap(healthy), slowestHealthz: Math.max(...probe.timings), parseMs: parseMs(), after: () => void (baseline.parseMs = Math.max(baseline.parseMs, parseMs())) };
+  const baseline = { largestGap: largestPieceGap(healthy), slowestHealthz: Math.max(...probe.timings), parseMs: jsonParseMs(EMPTIES), after: () => void (baseline.parseMs = Math.max(baseline.parseMs, jsonParseMs(EMPTIES))) };
   return baseline;
 }
 
