@@ -62,7 +62,8 @@ describe.each(ENDPOINTS)('hostile bodies on %s', (endpoint) => {
     expect(status).toBe(400);
     // Generous: 3–13 s before the limits; tens of milliseconds after on an idle machine (parsing ~1 MB of JSON
     // included), a few hundred on a loaded one, where parsing ~1 MB takes longer too (measured after, in this test).
-    expect(lateness).toBeLessThan(loadAllowance(jsonParseMs(LARGEST), { factor: 20, floorMs: 1000 }));
+    // The baseline costs five parses of 990 KB: taken only when the floor does not hold already.
+    expect(lateness).toBeLessThan(lateness < 1000 ? 1000 : loadAllowance(jsonParseMs(LARGEST), { factor: 20, floorMs: 1000 }));
     expect(gw.emulator.requests.length).toBe(before);
   });
 });
