@@ -47,7 +47,7 @@ export function runClusterPrimary(config: ClusterPrimaryConfig): void {
   const fork = (): Worker => {
     const worker = cluster.fork(config.workerEnv);
     live.add(worker);
-    // The worker says where its gateway listens (its 'listening' events include the in-process emulator's).
+    // The worker says where its gateway listens (a worker's 'listening' events are not only its gateway's).
     worker.on('message', (message: unknown) => {
       const url = (message as { chatfluxListening?: unknown } | null)?.chatfluxListening;
       if (typeof url !== 'string') return;
