@@ -55,6 +55,12 @@ export interface GatewayConfig {
    */
   emulatorScenarios?: boolean;
   /**
+   * `CHATFLUX_DEBUG_WORKER_HEADER=true`: with `CHATFLUX_WORKERS` > 1, each response says which worker served it in
+   * `X-Chatflux-Worker`: its node:cluster index (1, 2, …; a replaced worker gets the next), never its PID. Default
+   * false: no header, nothing about the processes reaches a client.
+   */
+  debugWorkerHeader?: boolean;
+  /**
    * `CHATFLUX_CORS_ORIGINS`, comma-separated origins (`https://app.example.com`) whose pages may call the gateway
    * from a browser (CORS, `GET /chat/sse` from their `EventSource`); default none: no cross-origin access.
    */
@@ -195,6 +201,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   if (Object.keys(requestPolicy).length > 0) config.requestPolicy = requestPolicy;
   const emulatorScenarios = flag(env, 'CHATFLUX_EMULATOR_SCENARIOS');
   if (emulatorScenarios !== undefined) config.emulatorScenarios = emulatorScenarios;
+  const debugWorkerHeader = flag(env, 'CHATFLUX_DEBUG_WORKER_HEADER');
+  if (debugWorkerHeader !== undefined) config.debugWorkerHeader = debugWorkerHeader;
   const requireDone = flag(env, 'CHATFLUX_REQUIRE_DONE');
   if (requireDone !== undefined) config.requireDone = requireDone;
   if (baseUrl !== undefined) config.baseUrl = baseUrl;

@@ -13,6 +13,7 @@ import { ConfigError, isConfigError } from '../core/errors.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
+import { onPrimaryExit } from './onPrimaryExit.js';
 import { resolveWorkerCount } from './resolveWorkerCount.js';
 import { runClusterPrimary } from './runClusterPrimary.js';
 
@@ -66,7 +67,8 @@ async function main(): Promise<void> {
     return handOverSignals();
   }
   const worker = cluster.isWorker;
-  const gateway = await startGateway(config, worker ? { responseHeaders: { 'X-Chatflux-Worker': String(process.pid) } } : {});
+  const workerId = worker && config.debugWorkerHeader === true ? cluster.worker?.id : undefined; // an index, never a PID
+  const gateway = await startGateway(config, workerId === undefined ? {} : { responseHeaders: { 'X-Chatflux-Worker': String(workerId) } });
   const graceMs = config.shutdownGraceMs ?? GATEWAY_DEFAULTS.shutdownGraceMs;
   if (!worker) process.stderr.write(`chatflux gateway listening on ${gateway.url} (open it in a browser)\n`);
   else process.send?.({ chatfluxListening: gateway.url });
@@ -87,8 +89,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   handOverSignals();
-  // A worker whose primary is gone (killed outright) shuts down rather than serve on, orphaned.
-  if (worker) process.on('disconnect', () => stop('primary exited'));
+  // A worker whose primary is gone (killed outright) shuts down gracefully rather than serve on, orphaned, or die at once.
+  if (worker) onPrimaryExit(stop);
   // `npx chatflux-gateway` runs it under npm's `sh -c`, which dies of the SIGTERM npm passes on without passing it
   // further: when the process that started it goes away, shut down as on SIGTERM rather than serve on, orphaned.
   if (process.env['npm_command'] !== undefined) {

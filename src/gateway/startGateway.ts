@@ -49,7 +49,7 @@ export interface StartGatewayOptions {
   logStream?: DestinationStream;
   /** Receives every route attempt and circuit-breaker transition of `config.routes` (for metrics). */
   onRouteEvent?: (event: ChatRouteEvent) => void;
-  /** Headers set on every response (a clustered worker names itself: `X-Chatflux-Worker: <pid>`). */
+  /** Headers set on every response (with `CHATFLUX_DEBUG_WORKER_HEADER`, a clustered worker names itself: `X-Chatflux-Worker: <index>`). */
   responseHeaders?: Readonly<Record<string, string>>;
 }
 

@@ -136,6 +136,9 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
  *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
  *    uncut answer. `reject-prefill` refuses such a request with a 400 instead.
+ * 10. The emulator belongs to the process that starts it: in a node:cluster worker it listens on a port of its own
+ *    (`exclusive`), not on one the primary shares out among the workers, whose connections would then reach the other
+ *    workers' emulators (and end when one of those shuts down).
  *
  * ## Example
  * ```ts
@@ -388,7 +391,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port ?? 0, config.host ?? '127.0.0.1', () => resolve());
+    server.listen({ port: config.port ?? 0, host: config.host ?? '127.0.0.1', exclusive: true }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host ?? '127.0.0.1';
