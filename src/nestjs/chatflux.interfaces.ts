@@ -14,7 +14,11 @@ import type { ChatRequest } from '../core/schemas/index.js';
 export type ChatfluxRoutesConfig =
   | boolean
   | {
-      /** A path prefix such as `'api'` → `POST /api/chat/json`. */
+      /**
+       * A path prefix such as `'api'` → `POST /api/chat/json`, and OpenAI's `POST /api/v1/chat/completions`. A prefix
+       * that ends in `v1` holds OpenAI's endpoints itself: `'v1'` → `POST /v1/chat/json` and `POST /v1/chat/completions`
+       * (not `/v1/v1/…`), so that an OpenAI client's base URL is `…/v1`.
+       */
       prefix?: string;
     };
 
