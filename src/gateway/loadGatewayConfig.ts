@@ -39,6 +39,11 @@ export interface GatewayConfig {
    * the request goes upstream).
    */
   requestPolicy?: RequestPolicyConfig;
+  /**
+   * `CHATFLUX_ALLOW_SEVERAL_CHOICES=true`: `/chat/json`, `/chat/stream` and `/chat/sse` forward a request's `n` > 1
+   * (default false: 400, as the contract has one message, and the upstream would bill `n` answers to send the first).
+   */
+  allowSeveralChoices?: boolean;
   /** `CHATFLUX_HEADERS_TIMEOUT_MS`: the upstream's deadline for its response headers (default 600000). */
   headersTimeoutMs?: number;
   /** `CHATFLUX_MAX_ANSWER_CHARS`: the most a `/chat/json` answer may hold (default 16 Mi characters; `0`: no cap). */
@@ -200,6 +205,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   if (Object.keys(requestPolicy).length > 0) config.requestPolicy = requestPolicy;
   const emulatorScenarios = flag(env, 'CHATFLUX_EMULATOR_SCENARIOS');
   if (emulatorScenarios !== undefined) config.emulatorScenarios = emulatorScenarios;
+  const allowSeveralChoices = flag(env, 'CHATFLUX_ALLOW_SEVERAL_CHOICES');
+  if (allowSeveralChoices !== undefined) config.allowSeveralChoices = allowSeveralChoices;
   const requireDone = flag(env, 'CHATFLUX_REQUIRE_DONE');
   if (requireDone !== undefined) config.requireDone = requireDone;
   if (baseUrl !== undefined) config.baseUrl = baseUrl;

@@ -171,6 +171,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       log,
       onHeartbeat: telemetry.countHeartbeat,
       ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
+      ...(config.allowSeveralChoices === undefined ? {} : { allowSeveralChoices: config.allowSeveralChoices }),
     }),
   );
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));

@@ -46,11 +46,11 @@ export function createChatController(prefix: string): Type<unknown> {
     ) {
       // The config's `signal` is merged into the shutdown's (see the providers).
       const { model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs } = config;
-      const { tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars } = config;
+      const { tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars, allowSeveralChoices } = config;
       this.endpoints = endpoints = createChatEndpoints({
         ...{ client, model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, shutdown },
         ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs },
-        ...{ tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars },
+        ...{ tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars, allowSeveralChoices },
       });
     }
 

@@ -86,6 +86,11 @@ export interface ChatfluxModuleConfig {
   global?: boolean;
   /** The built-in controller: what clients may ask for (allowed models, caps, fields to strip); default everything. */
   requestPolicy?: RequestPolicyConfig;
+  /**
+   * The built-in controller: whether `/chat/json`, `/chat/stream` and `/chat/sse` forward a request's `n` > 1 (default
+   * false: 400, the contract has one message; see the router's `allowSeveralChoices`).
+   */
+  allowSeveralChoices?: boolean;
   /** The built-in controller: bounds checked before a body is validated; see `DEFAULT_REQUEST_LIMITS`. */
   requestLimits?: RequestLimitsConfig;
   /** The built-in controller: requests one client (its key, else its address) may have running; more get 429 (default 32; `0`: no limit). */
