@@ -4,12 +4,15 @@
  * down gracefully on SIGTERM / SIGINT: requests in flight get `CHATFLUX_SHUTDOWN_GRACE_MS` (10 s), then a 503 with
  * `Retry-After`, or the in-band `shutting_down` error frame on a stream already committed; then it exits 0.
  *
- * A bad setting, a port in use or a missing peer dependency: one line on stderr naming it, and exit code 1.
+ * `--help` prints the settings it would start with, `--version` its version, and it exits 0 (`answerCommandLine`).
+ * A bad setting, an unknown argument, a port in use or a missing peer dependency: one line on stderr naming it, and
+ * exit code 1.
  * Started by npm (`npx`, `npm start`), it also shuts down gracefully when the process that started it exits.
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, isConfigError } from '../core/errors.js';
+import { answerCommandLine } from './answerCommandLine.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
@@ -54,6 +57,8 @@ function holdEarlySignals(): () => void {
 }
 
 async function main(): Promise<void> {
+  const answer = answerCommandLine(process.argv.slice(2), process.env); // --help, --version: nothing starts
+  if (answer !== undefined) return void process.stdout.write(answer);
   const handOverSignals = holdEarlySignals();
   const config = loadGatewayConfig(process.env);
   const workers = resolveWorkerCount(process.env);
