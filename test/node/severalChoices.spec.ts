@@ -10,7 +10,7 @@ import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { startExpressRouter, startNestApp } from '../nestjs/startNestApp';
 import { startHonoChat } from '../web/startHonoChat';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest';
-import { expectErrorBeforeCommit, expectJsonAnswer, expectNdjsonAnswer, expectSseAnswer, type Endpoint } from '../helpers/wireAssertions';
+import { expectErrorBeforeCommit, expectEventSourceAnswer, expectJsonAnswer, expectNdjsonAnswer, expectSseAnswer, type Endpoint } from '../helpers/wireAssertions';
 
 interface Target {
   name: string;
@@ -70,7 +70,7 @@ describe('n > 1 on /chat/json, /chat/stream, /chat/sse', () => {
     for (const target of refusing) {
       expectJsonAnswer(await ask(target.url, '/chat/json', { messages, n: 1 }, 'POST'));
       expectNdjsonAnswer(await ask(target.url, '/chat/stream', { messages }, 'POST'));
-      expectSseAnswer(await ask(target.url, '/chat/sse', { messages, n: 1 }, 'GET'));
+      expectEventSourceAnswer(await ask(target.url, '/chat/sse', { messages, n: 1 }, 'GET'));
     }
   });
 
@@ -81,6 +81,7 @@ describe('n > 1 on /chat/json, /chat/stream, /chat/sse', () => {
         const res = await ask(target.url, endpoint, { messages, n: 2, user }, how);
         if (endpoint === '/chat/json') expectJsonAnswer(res);
         else if (endpoint === '/chat/stream') expectNdjsonAnswer(res);
+        else if (how === 'GET') expectEventSourceAnswer(res);
         else expectSseAnswer(res);
         const received = await emulator.waitForRequest((r) => (r.body as { user?: unknown } | undefined)?.user === user);
         expect(received.body).toMatchObject({ n: 2 });
