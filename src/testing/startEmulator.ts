@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { hashString } from './hashString.js';
 import { ChatCompletionRequest } from '../core/schemas/index.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
+import type { EmulatorPrefill } from './EmulatorPrefill.js';
 import { createRequestLog, type EmulatorRequestLogConfig } from './createRequestLog.js';
 import { dialectCompletion } from './dialectCompletion.js';
 import { dialectError } from './dialectError.js';
@@ -92,6 +93,9 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+/** The prefill each dialect takes unless the scenario says otherwise (`prefill=…`). */
+const DIALECT_PREFILL: Readonly<Record<EmulatorDialect, EmulatorPrefill>> = { deepseek: 'prefix', moonshot: 'partial', openai: 'assistant' };
+
 const HTML = (status: number): string =>
   `<html>\r\n<head><title>${status} Bad Gateway</title></head>\r\n<body>\r\n<center><h1>${status} Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
 
@@ -135,7 +139,10 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  * 9. Continuation: a request ending with an assistant prefix — DeepSeek `prefix: true` (also on `/beta/chat/completions`,
  *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
  *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
- *    uncut answer. `reject-prefill` refuses such a request with a 400 instead.
+ *    uncut answer. `reject-prefill` refuses such a request with a 400 instead. The scenario's `prefill=…` says which
+ *    prefill the provider takes (`prefix`, `partial`, `assistant`, `none`); a trailing assistant message it does not
+ *    take is history, as a real provider treats it: the model answers afresh — the answer starts again, with the same
+ *    opening and other words (never the continuation it was asked for).
  *
  * ## Example
  * ```ts
@@ -293,12 +300,14 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
         HTML(scenario.htmlStatus),
       );
     }
-    // An assistant prefix to continue: DeepSeek's `prefix: true` (documented on its beta base URL; taken on both here), Moonshot's `partial: true`, or
-    // (openai dialect) any trailing assistant message, as servers that take a prefill do.
+    // An assistant prefix to continue, in the prefill the provider takes: DeepSeek's `prefix: true` (documented on its
+    // beta base URL; taken on both here), Moonshot's `partial: true`, or (openai dialect) any trailing assistant message,
+    // as servers that take a prefill do. One it does not take stays in the conversation: the model answers afresh.
     const last = parsed.data.messages[parsed.data.messages.length - 1] as Record<string, unknown> | undefined;
+    const takes = scenario.prefill ?? DIALECT_PREFILL[dialect];
     const prefixed =
       last?.role === 'assistant' &&
-      (dialect === 'deepseek' ? last.prefix === true : dialect === 'moonshot' ? last.partial === true : true);
+      (takes === 'prefix' ? last.prefix === true : takes === 'partial' ? last.partial === true : takes === 'assistant');
     if (prefixed && scenario.rejectPrefill) {
       return fail(400, 'Invalid request: this model does not support an assistant message as the last message (prefill)', scenario);
     }
