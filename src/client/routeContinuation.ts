@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import { isAbortedError } from '../core/errors.js';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../core/schemas/index.js';
 import type { ContinuationRequest } from '../operators/continueAfterCut.js';
+import { verifyContinuation } from '../operators/verifyContinuation.js';
 import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
 import type { RouteCall } from './RouteCall.js';
 import type { RouteContext } from './RouteContext.js';
@@ -12,8 +13,10 @@ import { withPrefill, type PrefillDialect } from './withPrefill.js';
 /**
  * How a route continues a cut answer (`continueAfterCut`'s `continueWith`): the targets after the one that cut first
  * (it is suspect), then the same one, then the earlier ones — only those that accept a prefill, each sent the text so
- * far as an assistant prefix; when nothing reached the caller yet, any target starts over with the plain request.
- * Each failure moves on to the next (an abort stops). No target fits: `undefined` (the cut surfaces).
+ * far as an assistant prefix, and checked (`verifyContinuation`: an answer started again is trimmed when it repeats the
+ * text so far exactly, else a failed continuation, `continuation_mismatch`); when nothing reached the caller yet, any
+ * target starts over with the plain request. Each failure moves on to the next (an abort stops). No target fits:
+ * `undefined` (the cut surfaces).
  *
  * @param route - The route.
  * @param call - The call's bookkeeping (`cut`: the target that cut last).
@@ -45,6 +48,7 @@ export function routeContinuation(
           : {
               body: withPrefill(plain(target) as ChatCompletionRequest, content, reasoning, target.prefill as PrefillDialect),
               dialect: target.prefill as PrefillDialect,
+              check: verifyContinuation({ content, reasoning }),
             },
       (error, position) => (isAbortedError(error) ? undefined : position + 1),
       options,

@@ -261,6 +261,41 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     expect(outcomes(last.attempts)).toEqual(['t0:cut(network)', 't1:failed(invalid_request_error)', 't2:completed']);
   });
 
+  it('verified continuation: a fallback declared prefill "assistant" that answers afresh (the default dialect) is a failed continuation, never the text twice', async () => {
+    const s = await setup([
+      { scenario: 'tokens=60;pace=2;reset-after=40', target: { prefill: false } },
+      { scenario: 'tokens=60', target: { prefill: 'assistant' } },
+    ]);
+    const { lines } = await stream(s);
+    const text = lines.map((l) => l.message?.content ?? '').join('');
+    expect(text.split('关于「').length).toBe(2); // the opening once
+    expect(lines.some((l) => l.done && (l as { error?: unknown }).error === undefined)).toBe(false);
+    expect(lines[lines.length - 1]!.error).toMatchObject({ code: 'network' }); // the cut's own error
+    const fallback = s.emulators[1]!.requests[0]!;
+    const messages = (fallback.body as { messages: Array<Record<string, unknown>> }).messages;
+    expect(messages[messages.length - 1]).toMatchObject({ role: 'assistant' });
+    expect(messages[messages.length - 1]!.prefix).toBeUndefined(); // a plain trailing message: DeepSeek takes it as history
+  });
+
+  it('verified continuation: an answer started again that repeats the delivered text exactly is trimmed, and the client gets one answer', async () => {
+    const s = await setup([
+      { scenario: 'tokens=60;pace=2;reset-after=3', target: { prefill: false } },
+      { scenario: 'tokens=60', target: { prefill: 'assistant' } },
+    ]);
+    const { lines } = await stream(s);
+    const last = lines[lines.length - 1]!;
+    expect(outcomes(last.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    // What the fallback answers afresh to the request it got: the client's answer is exactly that, once.
+    const sent = s.emulators[1]!.requests[0]!.body as Record<string, unknown>;
+    const fresh = JSON.parse((await rawRequest(`${s.emulators[1]!.url}/chat/completions`, { body: { ...sent, stream: false } })).body) as {
+      choices: Array<{ message: { content: string } }>;
+    };
+    const delivered = (sent.messages as Array<{ content: string }>).at(-1)!.content;
+    expect(delivered.length).toBeGreaterThan(0);
+    expect(fresh.choices[0]!.message.content.startsWith(delivered)).toBe(true);
+    expectComplete(lines, fresh.choices[0]!.message.content);
+  });
+
   it('insufficient_system_resource after the text: continued, usage added up over both attempts', async () => {
     const s = await setup([{ scenario: 'tokens=60;finish=insufficient_system_resource' }, { scenario: 'tokens=60' }]);
     const { lines } = await stream(s);
