@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { Observable } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
 import type { ChatRequest } from '../core/schemas/index.js';
+import { serverSentEvent } from '../core/serverSentEvent.js';
 import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
 import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
@@ -62,8 +63,12 @@ export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
     format: SSE_WIRE,
     send: sendSse,
     // `client.stream()` in SSE_WIRE's frames: the bytes of `client.sse()` (`data: <json>`), without a ServerSentEvent
-    // made per chunk only to be taken apart by the writer.
-    call: (client, request, options) => client.stream(request, options),
+    // made per chunk only to be taken apart by the writer; a restart (for a caller who accepts one) as `event: restart`.
+    call: (client, request, options) => {
+      const chunks = client.stream(request, options);
+      if (options.acceptRestart !== true) return chunks;
+      return chunks.pipe(map((data) => (data.restart === undefined ? data : serverSentEvent({ event: 'restart', data }))));
+    },
   },
   // OpenAI's endpoint makes the same client calls as /chat/json and /chat/stream (retries, failover, timeouts apply
   // alike), then only reshapes their answers.

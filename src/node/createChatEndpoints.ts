@@ -17,6 +17,7 @@ import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { openAiModelList } from './openAiModelList.js';
 import { sendJson } from './sendJson.js';
+import { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
 import { assertCompletionsRequest } from './assertCompletionsRequest.js';
 import { authorizeBearer } from './authorizeBearer.js';
@@ -269,7 +270,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         model = request.model ?? client.model;
         if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
-        call(client, request, { demand }).subscribe(subscriber);
+        call(client, request, acceptsRestart(req.headers[ACCEPT_RESTART_HEADER]) ? { demand, acceptRestart: true } : { demand }).subscribe(subscriber);
       };
       answer().catch((error: unknown) => {
         if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close'); // refused before its body was read

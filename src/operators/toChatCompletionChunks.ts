@@ -38,6 +38,8 @@ export interface ToChatCompletionChunksConfig {
  * 4. A last chunk that names the model that finished the answer (a route's, after a failover) gives its `model` to
  *    the finishing and usage chunks.
  * 5. An error passes through (the wire writes it as OpenAI's error chunk); nothing is emitted after it.
+ * 6. A restart chunk (a route's, for a caller that accepts a restart) gives `{…, choices: [], restart: {code}}`: the
+ *    answer starts again, and its next delta carries the role again.
  *
  * @param config - The model named, the id and time, whether to add the usage chunk.
  * @returns An operator from contract chunks to `chat.completion.chunk`s.
@@ -77,6 +79,13 @@ export function toChatCompletionChunks(
       // The operator's own subscriber: a throw errors the result, and a synchronous firehose sees `closed`.
       source.subscribe(
         createOperatorSubscriber<LlmClientOutputChunk>(subscriber, (piece) => {
+          if (piece.restart !== undefined) {
+            // The answer starts again (a route's restart): its frame, then a new first delta with the role.
+            first = true;
+            toolIndex = 0;
+            subscriber.next({ id, object: 'chat.completion.chunk', created, model, choices: [], restart: piece.restart });
+            return;
+          }
           const delta = deltaOf(piece);
           if (delta !== undefined) subscriber.next(chunk(delta, null));
           if (!piece.done) return;

@@ -3,6 +3,7 @@ import { createDemandGate } from '../core/createDemandGate.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
+import { acceptsRestart, ACCEPT_RESTART_HEADER } from '../node/acceptsRestart.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
 import { assertCompletionsRequest } from '../node/assertCompletionsRequest.js';
 import { authorizeBearer } from '../node/authorizeBearer.js';
@@ -120,7 +121,8 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
         model = chatRequest.model ?? client.model;
         if (request.method === 'HEAD') return subscriber.complete(); // GET's status and headers, as the node core
         VALIDATED_CHAT_REQUESTS.add(chatRequest);
-        subscriber.add(call(client, chatRequest, { demand }).subscribe(subscriber));
+        const options = acceptsRestart(request.headers.get(ACCEPT_RESTART_HEADER)) ? { demand, acceptRestart: true } : { demand };
+        subscriber.add(call(client, chatRequest, options).subscribe(subscriber));
       };
       answer().catch((error: unknown) => subscriber.error(error));
     });

@@ -235,19 +235,88 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     expect(s.emulators[1]!.requests).toHaveLength(0);
   });
 
-  it('a fallback that rejects the prefill: the client gets the real failure, never the 400 nor a truncated answer as complete', async () => {
+  it('a fallback that rejects the prefill: a stream that does not accept a restart gets the real failure, never the 400 nor a truncated answer as complete; /chat/json restarts invisibly', async () => {
     const s = await setup([
       { scenario: 'tokens=60;pace=2;reset-after=30', target: { prefill: false } },
-      { dialect: 'openai', scenario: 'reject-prefill', target: { prefill: 'assistant' } },
+      { dialect: 'openai', scenario: 'reject-prefill;tokens=60', target: { prefill: 'assistant' } },
     ]);
     const { lines } = await stream(s);
     expect(lines.some((l) => l.done && l.error === undefined)).toBe(false); // the error line is the only done: true
     expect(lines[lines.length - 1]!.error).toMatchObject({ code: 'network' });
     expect(lines.length).toBeGreaterThan(1); // the text delivered before the cut
-    const { status, body } = await json(s);
-    expect(status).toBe(502);
-    expect(body.error).toMatchObject({ code: 'network' });
+    expect(lines.some((l) => l.restart !== undefined)).toBe(false);
     expect(s.emulators[1]!.requests.every((r) => r.status === 400)).toBe(true);
+    // /chat/json: nothing reached the client, so the answer starts again on the fallback, whole.
+    const { status, body } = await json(s);
+    expect(status).toBe(200);
+    const fresh = (await json(s, 'ref')).body.message.content;
+    expect(body.message.content.length).toBeGreaterThan(0);
+    expect(outcomes(body.attempts)).toEqual(['t0:cut(network)', 't1:failed(invalid_request_error)', 't1:completed']);
+    expect(body.model).toBe('deepseek-chat');
+    expect(fresh.length).toBeGreaterThan(0);
+  });
+
+  it('restart: a stream that sends Chatflux-Accept-Restart gets a restart frame, then the whole answer (NDJSON, SSE, /v1 SSE); /v1 without stream restarts invisibly', async () => {
+    const s = await setup([{ scenario: 'tokens=60;pace=2;reset-after=30', target: { prefill: false } }, { scenario: 'tokens=60', target: { prefill: false } }]);
+    const text = await healthyText(s);
+    const headers = { 'Chatflux-Accept-Restart': 'true' };
+    const res = await rawRequest(`${s.gateway.url}/chat/stream`, { body: { model: 'chat', messages: MESSAGES }, headers });
+    const lines = res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LlmClientOutputChunk);
+    const at = lines.findIndex((l) => l.restart !== undefined);
+    expect(at).toBeGreaterThan(0); // text, then the restart
+    expect(lines[at]).toEqual({ message: { role: 'assistant', content: '' }, done: false, index: at, restart: { code: 'network' } });
+    expect(lines.slice(0, at).map((l) => l.message.content).join('')).toBe(text.slice(0, lines.slice(0, at).map((l) => l.message.content).join('').length));
+    expect(lines.map((l) => l.index)).toEqual(lines.map((_, i) => i)); // one index sequence
+    const after = lines.slice(at + 1);
+    expect(after.map((l) => l.message.content).join('')).toBe(text);
+    expect(outcomes(after[after.length - 1]!.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    // /chat/sse: the same frame as `event: restart`.
+    const sse = await rawRequest(`${s.gateway.url}/chat/sse`, { body: { model: 'chat', messages: MESSAGES }, headers });
+    const frames = sse.body.split('\n\n').filter((f) => f !== '');
+    const restart = frames.findIndex((f) => f.startsWith('event: restart\n'));
+    expect(restart).toBeGreaterThan(0);
+    expect(JSON.parse(frames[restart]!.split('\n')[1]!.slice(6))).toMatchObject({ restart: { code: 'network' }, done: false });
+    const data = frames.slice(restart + 1).filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)) as LlmClientOutputChunk);
+    expect(data.map((l) => l.message.content).join('')).toBe(text);
+    expect(frames[frames.length - 1]).toBe('data: [DONE]');
+    // /v1/chat/completions, streamed: a chunk with no choices and `restart`, then the whole answer (the role again).
+    const v1 = await rawRequest(`${s.gateway.url}/v1/chat/completions`, { body: { model: 'chat', messages: MESSAGES, stream: true }, headers });
+    const chunks = v1.body.split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)) as { choices: Array<{ delta: { role?: string; content?: string } }>; restart?: unknown });
+    const v1At = chunks.findIndex((c) => c.restart !== undefined);
+    expect(chunks[v1At]).toMatchObject({ object: 'chat.completion.chunk', choices: [], restart: { code: 'network' } });
+    expect(chunks[v1At + 1]!.choices[0]!.delta.role).toBe('assistant');
+    expect(chunks.slice(v1At + 1).map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(text);
+    // /v1/chat/completions, not streamed: invisibly, the whole answer.
+    const whole = JSON.parse((await rawRequest(`${s.gateway.url}/v1/chat/completions`, { body: { model: 'chat', messages: MESSAGES } })).body) as { choices: Array<{ message: { content: string } }> };
+    expect(whole.choices[0]!.message.content).toBe(text);
+    // Without the header: the cut's clean error, as before.
+    const plain = await stream(s);
+    expect(plain.lines[plain.lines.length - 1]!.error).toMatchObject({ code: 'network' });
+    expect(plain.lines.some((l) => l.restart !== undefined)).toBe(false);
+  });
+
+  it('restart: a restart that no target delivers surfaces the cut\'s own error, never the restart\'s failure', async () => {
+    const cutting = 'tokens=60;pace=5;reset-after=30';
+    const s = await setup([{ scenario: cutting, target: { prefill: false } }, { scenario: 'status=503', target: { prefill: false } }]);
+    // The primary cuts its answer, then answers 503 (down from its first request on); the fallback is down.
+    const downAfterFirst = async (): Promise<void> => {
+      s.emulators[0]!.setScenario(cutting);
+      const seen = s.emulators[0]!.requests.length;
+      // Once the answer streams (its scenario taken), before its cut (30 events at 5 ms).
+      while (!s.emulators[0]!.requests.some((r) => r.seq > seen && r.status === 200)) await new Promise((resolve) => setTimeout(resolve, 1));
+      s.emulators[0]!.setScenario('status=503');
+    };
+    const [, answer] = await Promise.all([downAfterFirst(), json(s)]);
+    expect(answer.status).toBe(502);
+    expect(answer.body.error).toMatchObject({ code: 'network' });
+    expect(outcomes(answer.body.attempts)).toEqual([]);
+    const [, res] = await Promise.all([
+      downAfterFirst(),
+      rawRequest(`${s.gateway.url}/chat/stream`, { body: { model: 'chat', messages: MESSAGES }, headers: { 'Chatflux-Accept-Restart': 'true' } }),
+    ]);
+    const lines = res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LlmClientOutputChunk & { error?: { code: string } });
+    expect(lines.some((l) => l.restart !== undefined)).toBe(false); // announced only when the restart delivers
+    expect(lines[lines.length - 1]!.error).toMatchObject({ code: 'network' });
   });
 
   it('a fallback that rejects the prefill, and a third that accepts it: spliced', async () => {
@@ -275,6 +344,10 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     const messages = (fallback.body as { messages: Array<Record<string, unknown>> }).messages;
     expect(messages[messages.length - 1]).toMatchObject({ role: 'assistant' });
     expect(messages[messages.length - 1]!.prefix).toBeUndefined(); // a plain trailing message: DeepSeek takes it as history
+    // /chat/json: the answer starts again (invisibly), whole and once.
+    const { body } = await json(s);
+    expect(body.message.content).toBe(await healthyText(s));
+    expect(outcomes(body.attempts)).toEqual(['t0:cut(network)', 't1:failed(continuation_mismatch)', 't1:completed']);
   });
 
   it('verified continuation: an answer started again that repeats the delivered text exactly is trimmed, and the client gets one answer', async () => {

@@ -124,6 +124,12 @@ export const LlmClientOutputChunk = z.object({
   provider: z.string().optional(),
   /** Extension, on the last chunk through a route: every attempt, in order (see `LlmClientOutput.attempts`). */
   attempts: z.array(RouteAttempt).optional(),
+  /**
+   * Extension, through a route, only for a caller that accepts a restart (`Chatflux-Accept-Restart: true`): the answer
+   * starts again — discard the text received so far; the whole answer follows. `code` is the public code of the cut
+   * that could not be continued. The chunk's message is empty and it is never the last.
+   */
+  restart: z.object({ code: z.string() }).optional(),
 });
 export type LlmClientOutputChunk = z.infer<typeof LlmClientOutputChunk>;
 
