@@ -57,6 +57,7 @@ export function restartRoute<T>(
           if (!delivered || !isCutError(error) || cuts > max) return throwError(() => error);
           const at = call.cut === undefined ? 0 : targets.indexOf(call.cut);
           const all = targets.map((_, i) => i);
+          call.answerTokens = 0; // the answer starts again: its token limits too
           const again = attempt({ order: [...all.slice(at + 1), at, ...all.slice(0, at)], maxContinuations: max - cuts });
           return firstValue(again, announce?.(error), error);
         }),

@@ -43,6 +43,7 @@ export function routeFailover(
       name: target.name,
       source: () => {
         const { body, dialect, check } = bodyFor(target);
+        call.sent = body;
         const chunks = routeClientOf(target, dialect).chunks(body, options);
         // Inside the target's source: a check's error comes before its first chunk, so the failover moves on.
         return check === undefined ? chunks : chunks.pipe(check);

@@ -12,7 +12,7 @@ import { dialectFrames } from './dialectFrames.js';
 import { deepseekThinkingError } from './deepseekThinkingError.js';
 import type { ProviderQuirks } from './ProviderQuirks.js';
 import { parseScenario, type EmulatorScenario } from './parseScenario.js';
-import { planAnswer } from './planAnswer.js';
+import { planAnswer, type PlanAnswerConfig } from './planAnswer.js';
 import { continuePlan } from './continuePlan.js';
 import { messageText } from './messageText.js';
 import { streamAnswer, type StreamProgress } from './streamAnswer.js';
@@ -105,6 +105,24 @@ const contextLengthMessage = (dialect: EmulatorDialect, window: number, prompt: 
     ? `Invalid request: Your request exceeded model token limit: ${window}`
     : `This model's maximum context length is ${window} tokens. However, you requested ${prompt} tokens. Please reduce the length of the messages.`;
 
+/** The request of a continuation of `prefix` with its token limits raised by the pieces the prefix covers. */
+const beyondPrefix = (request: ChatCompletionRequest, prefix: string, config: PlanAnswerConfig): ChatCompletionRequest => {
+  if (typeof request.max_tokens !== 'number' && typeof request.max_completion_tokens !== 'number') return request;
+  const { max_tokens: _max, max_completion_tokens: _maxCompletion, ...unlimited } = request;
+  let covered = 0;
+  let length = 0;
+  for (const piece of planAnswer(unlimited as ChatCompletionRequest, config).choices[0]?.content() ?? []) {
+    if (length >= prefix.length) break;
+    length += piece.length;
+    covered++;
+  }
+  return {
+    ...request,
+    ...(typeof request.max_tokens === 'number' ? { max_tokens: request.max_tokens + covered } : {}),
+    ...(typeof request.max_completion_tokens === 'number' ? { max_completion_tokens: request.max_completion_tokens + covered } : {}),
+  };
+};
+
 const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
@@ -139,7 +157,8 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  * 9. Continuation: a request ending with an assistant prefix — DeepSeek `prefix: true` (also on `/beta/chat/completions`,
  *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
  *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
- *    uncut answer. `reject-prefill` refuses such a request with a 400 instead. The scenario's `prefill=…` says which
+ *    uncut answer; its `max_tokens` counts the tokens it generates (the prefix is prompt). `reject-prefill` refuses such
+ *    a request with a 400 instead. The scenario's `prefill=…` says which
  *    prefill the provider takes (`prefix`, `partial`, `assistant`, `none`); a trailing assistant message it does not
  *    take is history, as a real provider treats it: the model answers afresh — the answer starts again, with the same
  *    opening and other words (never the continuation it was asked for).
@@ -319,12 +338,14 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       ...(scenario.usageIn ? { usageIn: scenario.usageIn } : {}),
       ...(scenario.refusal ? { refusal: true } : {}),
     };
-    const planned = planAnswer(request, {
+    const planConfig = {
       dialect,
       seed,
       ...(scenario.tokens !== undefined ? { tokens: scenario.tokens } : {}),
       ...(scenario.finish !== undefined ? { finish: scenario.finish } : {}),
-    });
+    };
+    // A continuation's token limit counts the tokens it generates, not its prefix's (the prefix is prompt).
+    const planned = planAnswer(prefixed ? beyondPrefix(request, messageText(last?.content), planConfig) : request, planConfig);
     const plan = prefixed
       ? continuePlan(planned, messageText(last?.content), typeof last?.reasoning_content === 'string' ? last.reasoning_content : '')
       : planned;

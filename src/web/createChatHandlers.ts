@@ -15,6 +15,7 @@ import { resolveServingSettings } from '../node/resolveServingSettings.js';
 import { toChatRequestLog } from '../node/toChatRequestLog.js';
 import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
+import { routeReportOf, type RouteReport } from '../node/routeReportOf.js';
 import { usageOf } from '../node/usageOf.js';
 import { readRequestJson } from './readRequestJson.js';
 import { toResponse } from './toResponse.js';
@@ -108,6 +109,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     const demand = createDemandGate({ stallTimeoutMs });
     let model: string | undefined;
     let usage: Usage | undefined;
+    let route: RouteReport | undefined;
     // The heartbeat waits for the request (as the node core's): one written while its body still arrives would commit
     // the 200, and its refusal (400, 408, 413) would go in-band under it.
     let requestRead: () => void = () => undefined;
@@ -134,10 +136,17 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       ...(config.signal === undefined ? {} : { signal: config.signal }),
       heartbeatMs: settings.heartbeatMs,
       ...(onHeartbeat === undefined ? {} : { onHeartbeat: () => onHeartbeat(endpoint) }),
-      ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
+      ...(log === undefined
+        ? {}
+        : {
+            onValue: (value: unknown) => {
+              usage = usageOf(value) ?? usage;
+              route = routeReportOf(value) ?? route;
+            },
+          }),
       onEnd: (outcome) => {
         release?.();
-        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, secrets, maxLogFieldChars }));
+        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, route, secrets, maxLogFieldChars }));
       },
     });
   };

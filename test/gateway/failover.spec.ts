@@ -12,6 +12,7 @@ import type { LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../../
 import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
 import type { GatewayRoute, GatewayRouteTarget } from '../../src/gateway/loadRoutes';
 import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
+import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
@@ -44,6 +45,7 @@ async function setup(
   refDialect: EmulatorDialect = 'deepseek',
   refTokens = 60,
   env: Record<string, string> = {},
+  log: (entry: ChatRequestLog) => void = () => undefined,
 ): Promise<Setup> {
   const emulators = await Promise.all(specs.map((spec) => startEmulator({ dialect: spec.dialect ?? 'deepseek', seed: 1, scenario: spec.scenario ?? '' })));
   const ref = await startEmulator({ dialect: refDialect, seed: 1, scenario: `tokens=${refTokens}` });
@@ -63,7 +65,7 @@ async function setup(
   };
   const gateway = await startGateway(
     { ...loadGatewayConfig({ CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_HEARTBEAT_MS: '0', ...env }), port: 0 },
-    { log: () => undefined },
+    { log },
   );
   open = { gateway, emulators };
   return open;
@@ -379,6 +381,88 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     const ref = (await json(s, 'ref')).body.usage!;
     expect(last.usage?.completion_tokens).toBe(60);
     expect(last.usage?.prompt_tokens).toBe(2 * ref.prompt_tokens!);
+  });
+
+  it('accounting: usage covers every delivered segment — a cut one that never reported usage estimated and flagged; the finishing target named', async () => {
+    const s = await setup([{ scenario: 'tokens=60;pace=2;reset-after=40' }, { scenario: 'tokens=60' }]);
+    const ref = (await json(s, 'ref')).body.usage!;
+    const { lines } = await stream(s);
+    const last = lines[lines.length - 1]!;
+    expect(outcomes(last.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    // 39 pieces streamed by t0 before its reset (estimated: one token each), the other 21 reported by t1: 60, as uncut.
+    expect(last.usage?.completion_tokens).toBe(ref.completion_tokens);
+    expect(last.usage_estimated).toBe(true);
+    expect(last.target).toBe('t1');
+    const { body } = await json(s);
+    expect(body.usage?.completion_tokens).toBe(ref.completion_tokens);
+    expect(body.usage_estimated).toBe(true);
+    expect(body.target).toBe('t1');
+    // An answer whose every segment reported its usage is not flagged.
+    const whole = await json(s, 'ref');
+    expect(whole.body.usage_estimated).toBeUndefined();
+  });
+
+  it("accounting: a continuation asks for the tokens the request's max_tokens still allows, and none is made when none are left", async () => {
+    const s = await setup([{ scenario: 'pace=2;eof-after=3' }, {}]);
+    const ask = async (body: Record<string, unknown>, model = 'chat') => {
+      const res = await rawRequest(`${s.gateway.url}/chat/stream`, { body: { model, messages: MESSAGES, ...body } });
+      return res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LlmClientOutputChunk);
+    };
+    const ref = await ask({ max_tokens: 5 }, 'ref');
+    const refText = ref.map((l) => l.message.content).join('');
+    // Cut after 2 of 5 pieces: the continuation is sent max_tokens 3 and the answer is the 5-piece one.
+    const lines = await ask({ max_tokens: 5 });
+    expectComplete(lines, refText);
+    const last = lines[lines.length - 1]!;
+    expect(last.finish_reason).toBe('length');
+    expect(last.usage?.completion_tokens).toBe(5);
+    expect((s.emulators[1]!.requests[0]!.body as { max_tokens?: number }).max_tokens).toBe(3);
+    // Cut after all 5 pieces (before their finish): no continuation at all, the answer ends with `length`.
+    s.emulators[0]!.setScenario('pace=2;eof-after=6');
+    const full = await ask({ max_tokens: 5 });
+    expectComplete(full, refText);
+    expect(full[full.length - 1]!.finish_reason).toBe('length');
+    expect(full[full.length - 1]!.usage).toMatchObject({ completion_tokens: 5 });
+    expect(outcomes(full[full.length - 1]!.attempts)).toEqual(['t0:cut(stream_incomplete)']);
+    expect(full[full.length - 1]!.target).toBe('t0');
+    expect(s.emulators[1]!.requests).toHaveLength(1); // the first case's only
+  });
+
+  it("accounting: the operator's CHATFLUX_MAX_TOKENS bounds the continuations too (the client never gets more than it allows)", async () => {
+    const s = await setup([{ scenario: 'pace=2;eof-after=6', target: { prefill: 'assistant' } }, { target: { prefill: 'assistant' } }], {}, 'deepseek', 60, {
+      CHATFLUX_MAX_TOKENS: '5',
+    });
+    const { lines } = await stream(s);
+    expect(lines.filter((l) => l.message.content !== '')).toHaveLength(5);
+    const last = lines[lines.length - 1]!;
+    expect(last.finish_reason).toBe('length');
+    expect(last.usage?.completion_tokens).toBe(5);
+    expect(s.emulators[1]!.requests).toHaveLength(0);
+  });
+
+  it('/v1/chat/completions names the target that finished: the model, and the route report as extension fields (streamed and not); so does the log line', async () => {
+    const entries: ChatRequestLog[] = [];
+    const s = await setup([{ scenario: 'tokens=60;pace=2;reset-after=40' }, { scenario: 'tokens=60', target: { model: 'backup-model' } }], {}, 'deepseek', 60, {}, (entry) => entries.push(entry));
+    const whole = JSON.parse((await rawRequest(`${s.gateway.url}/v1/chat/completions`, { body: { model: 'chat', messages: MESSAGES } })).body) as Record<string, unknown>;
+    expect(whole).toMatchObject({ object: 'chat.completion', model: 'backup-model', provider: 'openai-compatible', target: 't1', usage_estimated: true });
+    expect(outcomes(whole.attempts as RouteAttempt[])).toEqual(['t0:cut(network)', 't1:completed']);
+    for (const includeUsage of [false, true]) {
+      const res = await rawRequest(`${s.gateway.url}/v1/chat/completions`, {
+        body: { model: 'chat', messages: MESSAGES, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) },
+      });
+      const chunks = res.body.split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)) as Record<string, unknown>);
+      const final = chunks[chunks.length - 1]!;
+      expect(final).toMatchObject({ model: 'backup-model', target: 't1', provider: 'openai-compatible' });
+      expect(outcomes(final.attempts as RouteAttempt[])).toEqual(['t0:cut(network)', 't1:completed']);
+      expect(chunks.slice(0, -1).some((c) => c.attempts !== undefined)).toBe(false); // only the last one
+    }
+    await stream(s);
+    const logged = entries.filter((e) => e.model === 'chat');
+    expect(logged).toHaveLength(4);
+    for (const entry of logged) {
+      expect(entry.target).toBe('t1');
+      expect(outcomes(entry.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    }
   });
 
   it('a primary down for a minute, then healthy (20 requests, one every 4 s; here 1 s and 100 ms): every answer complete, the breaker spares the primary, which answers again once it recovers', async () => {

@@ -74,6 +74,24 @@ describe('emulator continuation of an assistant prefix', () => {
     expect(() => parseScenario('prefill=maybe')).toThrow('"prefill" is prefix, partial, assistant or none, got "maybe"');
   });
 
+  it("a continuation's max_tokens counts the tokens it generates (the prefix is prompt); a limit does not change the words", async () => {
+    emulator = await startEmulator({ dialect: 'deepseek', seed: 3, scenario: 'tokens=40' });
+    const whole = await answer(emulator.url, { model: 'deepseek-chat', messages: MESSAGES });
+    const five = await answer(emulator.url, { model: 'deepseek-chat', messages: MESSAGES, max_tokens: 5 });
+    expect(whole.content.startsWith(five.content)).toBe(true);
+    expect(five.raw).toContain('"finish_reason":"length"');
+    const pieces = five.raw
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => (JSON.parse(line.slice(6)) as { choices: Array<{ delta?: { content?: string | null } }> }).choices[0]?.delta?.content ?? '')
+      .filter((piece) => piece !== '');
+    expect(pieces).toHaveLength(5);
+    const prefix = pieces.slice(0, 3).join(''); // 3 of the 5 pieces: 2 left
+    const rest = await answer(emulator.url, { model: 'deepseek-chat', max_tokens: 2, messages: [...MESSAGES, { role: 'assistant', content: prefix, prefix: true }] }, '/beta/chat/completions');
+    expect(prefix + rest.content).toBe(five.content);
+    expect(rest.raw).toContain('"finish_reason":"length"');
+  });
+
   it('a thinking model cut during its reasoning continues the reasoning, then the text; cut during the text, no reasoning again', async () => {
     emulator = await startEmulator({ dialect: 'deepseek', seed: 3, scenario: 'tokens=20' });
     const whole = await answer(emulator.url, { model: 'deepseek-reasoner', messages: MESSAGES });
