@@ -26,9 +26,12 @@ export interface ChatRouteTarget extends ChatClientConfig {
   name?: string;
   /**
    * How this target continues a cut answer from its text so far: `deepseek` (an assistant message with
-   * `prefix: true`, sent to DeepSeek's beta base URL), `moonshot` (`partial: true`), `assistant` (a trailing
-   * assistant message, for servers that accept a prefill), or `false` (it cannot: never asked to continue).
-   * Default: `deepseek` for the `deepseek` preset, `moonshot` for `moonshot`/`moonshot-cn`, else `false`.
+   * `prefix: true`, sent to DeepSeek's beta base URL), `mistral` (`prefix: true` on its own base URL), `moonshot`
+   * (`partial: true`), `assistant` (a trailing assistant message, for servers that accept a prefill), or `false` (it
+   * cannot: never asked to continue; an answer it cut starts again instead, see `ChatCallOptions.acceptRestart`).
+   * Default: its preset's (`PROVIDERS[provider].prefill`): `deepseek`; `moonshot` for `moonshot`, `moonshot-cn`, `qwen`,
+   * `qwen-cn`; `mistral`; else `false`. A continuation is checked (`verifyContinuation`): a target that answers afresh
+   * is a failed continuation, never the text twice.
    */
   prefill?: PrefillDialect | false;
   /** Where a `deepseek` prefill goes (default: the target's `baseUrl` + `/beta`, DeepSeek's `https://api.deepseek.com/beta`). */
