@@ -3,11 +3,12 @@
  * again that repeats the delivered text exactly passes trimmed, one that repeats and then differs errors with
  * continuation_mismatch before anything passed; reasoning is checked when no text was delivered.
  */
-import { from, lastValueFrom, toArray } from 'rxjs';
+import { from, lastValueFrom, mergeMap, Observable, of, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { ConfigError, NetworkError } from '../../src/core/errors';
 import { deltaContent } from '../../src/operators/deltaContent';
 import { verifyContinuation } from '../../src/operators/verifyContinuation';
+import type { ChatCompletionChunk } from '../../src/core/schemas/upstream';
 import { chunkOf } from '../helpers/chunkOf';
 
 const mismatch = expect.objectContaining({ name: 'StreamProtocolError', code: 'continuation_mismatch' });
@@ -99,4 +100,31 @@ describe('verifyContinuation', () => {
     expect(() => verifyContinuation({ content, minRepeat: 0 })).toThrow(ConfigError);
     expect(() => verifyContinuation({ content, minRepeat: 0 })).toThrow('omit it for 6');
   });
+
+  it('lets a synchronous source see `closed` once the consumer is done (firehose + take), and does not break unsubscription chains', () => {
+    const sent: number[] = [];
+    const firehose = new Observable<ChatCompletionChunk>((subscriber) => {
+      for (let i = 0; i < 100 && !subscriber.closed; i++) {
+        sent.push(i);
+        subscriber.next(chunkOf.content(`x${i}`));
+      }
+      subscriber.complete();
+    });
+    const seen: unknown[] = [];
+    firehose.pipe(verifyContinuation({ content }), take(2)).subscribe((value) => seen.push(value));
+    expect(seen).toHaveLength(2);
+    expect(sent).toEqual([0, 1]);
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot('--r--a--b--x--y--', v);
+      const unsub = '          ------!';
+      const result = source.pipe(
+        mergeMap((c) => of(c)),
+        verifyContinuation({ content }),
+        mergeMap((c) => of(c)),
+      );
+      expectObservable(result, unsub).toBe('-------------', v);
+      expectSubscriptions(source.subscriptions).toBe('^-----!');
+    });
+  });
 });
+
