@@ -33,6 +33,7 @@ import type { ProviderName } from './providers.js';
 import { genAiProviderName } from './genAiProviderName.js';
 import type { TelemetryConfig } from '../telemetry/TelemetryConfig.js';
 import { createCompletionTelemetry } from '../telemetry/createCompletionTelemetry.js';
+import { knownModels } from '../telemetry/knownModels.js';
 import type { CompletionCall } from '../telemetry/CompletionCall.js';
 import { traceCall } from '../telemetry/traceCall.js';
 import { watchAttempt } from '../telemetry/watchAttempt.js';
@@ -84,7 +85,8 @@ export interface ChatClientConfig {
   /**
    * OpenTelemetry (optional peer `@opentelemetry/api`): one `chat {model}` span per call and the `gen_ai.client.*`
    * metrics, to the global providers unless others are given; message content only with `captureContent`. Without
-   * a registered provider nothing is recorded. `false`: off. See README "Observability".
+   * a registered provider nothing is recorded. `false`: off. See README "Observability". The metrics name the
+   * client's `model` and `telemetry.models` only (any other model is `other`); spans are scrubbed of the API key.
    */
   telemetry?: TelemetryConfig | false;
 }
@@ -205,8 +207,16 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   retryOnTransient(retryConfig); // a wrong policy is a ConfigError now, not at the first request
   const calls = createCallGate('this chat client was closed; create a new one with createChatClient().');
   // Telemetry: a span per call around the retries (traced), each attempt reported to it (watchAttempt).
+  // Its metrics name the client's model and the configured ones only (else `other`); its spans are scrubbed of the key.
   const telemetry =
-    config.telemetry === false ? undefined : createCompletionTelemetry({ providerName: genAiProviderName(provider), ...config.telemetry });
+    config.telemetry === false
+      ? undefined
+      : createCompletionTelemetry({
+          providerName: genAiProviderName(provider),
+          ...config.telemetry,
+          models: knownModels(config.telemetry?.models, [model]),
+          secrets: [...inBandSecrets, ...(config.telemetry?.secrets ?? [])],
+        });
   const traced = <T>(request: ChatClientRequest, stream: boolean, run: (call: CompletionCall | undefined) => Observable<T>): Observable<T> =>
     traceCall(telemetry, () => ({ providerName: genAiProviderName(provider), model: request.model ?? model, baseUrl, request, stream }), run);
 

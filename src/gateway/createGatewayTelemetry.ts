@@ -29,7 +29,10 @@ export interface GatewayTelemetry {
    * `: keep-alive` on `/v1/chat/completions` — the serving core's `onHeartbeat`.
    */
   countHeartbeat(endpoint: string): void;
-  /** Counts a finished chat request (`chatflux.gateway.requests`, by endpoint, method, status and result). */
+  /**
+   * Counts a finished chat request (`chatflux.gateway.requests`, by endpoint, method, status, result and, when it
+   * failed, `error.type`: the error's bounded `kind`, never a provider's own code).
+   */
   countRequest(entry: ChatRequestLog): void;
   /** Reports the upstream pool (connections in use, requests waiting) through this callback. */
   observePool(read: () => { inUse: number; waiting: number } | undefined): void;
@@ -50,6 +53,12 @@ export interface GatewayTelemetryConfig {
   otlp?: { traces: boolean; metrics: boolean } | undefined;
   /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`); `service.instance.id` is a random UUID per call. */
   serviceName?: string;
+  /**
+   * The model names the GenAI metrics may carry (`TelemetryConfig.models`): the configured ones (`CHATFLUX_MODEL`,
+   * `CHATFLUX_ALLOWED_MODELS`, the routes and their targets' models). Each client adds its own model; any other name
+   * a client or the upstream sends is recorded as `other`.
+   */
+  models?: readonly string[];
 }
 
 let contextManagerSet = false;
@@ -100,7 +109,7 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
   const poolWaiting = meter.createObservableGauge('chatflux.upstream.connections.waiting', { unit: '{request}', description: 'Requests waiting for an upstream connection.' });
 
   return {
-    client: { tracerProvider, meterProvider, propagator },
+    client: { tracerProvider, meterProvider, propagator, models: config.models ?? [] },
     serveMetrics: (req, res) => prometheus.getMetricsRequestHandler(req, res),
     around: (req, res, next) => {
       const path = req.path ?? req.url ?? '/';
@@ -129,7 +138,7 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
         'http.request.method': entry.method,
         'http.response.status_code': entry.status,
         'chatflux.result': entry.result,
-        ...(entry.error === undefined ? {} : { 'error.type': entry.error.code }),
+        ...(entry.error === undefined ? {} : { 'error.type': entry.error.kind }),
       });
     },
     observePool: (read) => {

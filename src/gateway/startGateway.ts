@@ -105,7 +105,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
   if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
   // Observability: spans and metrics on the gateway's own providers, /metrics, traceparent in and out, JSON logs.
-  const telemetry = createGatewayTelemetry({ otlp: config.otlp });
+  const telemetry = createGatewayTelemetry({ otlp: config.otlp, models: configuredModels(config) });
   const defaultClient = createChatClient({ ...clientConfig, telemetry: telemetry.client, ...options.client });
   telemetry.observePool(() => defaultClient.pool);
   const client =
@@ -216,6 +216,15 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   };
   if (emulator !== undefined) gateway.emulatorUrl = emulator.url;
   return gateway;
+}
+
+/**
+ * The model names the operator configured — `CHATFLUX_MODEL`, `CHATFLUX_ALLOWED_MODELS`, the routes' names and their
+ * targets' models — which the metrics may name (any other is `other`: a client's model name must not add a series).
+ */
+function configuredModels(config: GatewayConfig): string[] {
+  const routes = Object.entries(config.routes ?? {}).flatMap(([name, route]) => [name, ...route.targets.flatMap((target) => (target.model === undefined ? [] : [target.model]))]);
+  return [...(config.model === undefined ? [] : [config.model]), ...(config.requestPolicy?.allowedModels ?? []), ...routes];
 }
 
 /**

@@ -3,6 +3,7 @@ import { map, type Observable } from 'rxjs';
 import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { serverSentEvent } from '../core/serverSentEvent.js';
+import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
 import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
 import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
@@ -20,10 +21,11 @@ import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 
 /**
  * The three wires of the downstream contract: `json` (`/chat/json`, one object), `ndjson` (`/chat/stream`, one
- * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`); and the two of OpenAI's
+ * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`); `eventsource`, the `sse` wire
+ * of `GET /chat/sse` (a browser's `EventSource`), whose final frame also says not to reconnect; and the two of OpenAI's
  * `/v1/chat/completions`: `openai` (one `chat.completion`) and `openai-sse` (`chat.completion.chunk`s, `"stream": true`).
  */
-export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'openai' | 'openai-sse';
+export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'eventsource' | 'openai' | 'openai-sse';
 
 /** Everything that differs between the three endpoints: see {@link CHAT_WIRES}. */
 export interface ChatWire {
@@ -36,6 +38,14 @@ export interface ChatWire {
   /** The client method whose result the endpoint serves (`json`, `stream`; `/chat/sse` writes `stream` as SSE frames). */
   call(client: ChatClient, request: ChatRequest, options: ChatCallOptions): Observable<unknown>;
 }
+
+const sendEventSource: ChatWire['send'] = (res, source, config) => writeResponse(res, source, EVENT_SOURCE_WIRE, config);
+/** `client.stream()` for the SSE wires: the chunks as they are, a restart chunk as `event: restart`. */
+const sseFrames: ChatWire['call'] = (client, request, options) => {
+  const chunks = client.stream(request, options);
+  if (options.acceptRestart !== true) return chunks;
+  return chunks.pipe(map((data) => (data.restart === undefined ? data : serverSentEvent({ event: 'restart', data }))));
+};
 
 const sendOpenAiJson: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_JSON_WIRE, config);
 const sendOpenAi: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_WIRE, config);
@@ -64,11 +74,14 @@ export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
     send: sendSse,
     // `client.stream()` in SSE_WIRE's frames: the bytes of `client.sse()` (`data: <json>`), without a ServerSentEvent
     // made per chunk only to be taken apart by the writer; a restart (for a caller who accepts one) as `event: restart`.
-    call: (client, request, options) => {
-      const chunks = client.stream(request, options);
-      if (options.acceptRestart !== true) return chunks;
-      return chunks.pipe(map((data) => (data.restart === undefined ? data : serverSentEvent({ event: 'restart', data }))));
-    },
+    call: (client, request, options) => sseFrames(client, request, options),
+  },
+  // GET /chat/sse: the same frames, ended by a final frame that tells an EventSource not to reconnect.
+  eventsource: {
+    endpoint: '/chat/sse',
+    format: EVENT_SOURCE_WIRE,
+    send: sendEventSource,
+    call: (client, request, options) => sseFrames(client, request, options),
   },
   // OpenAI's endpoint makes the same client calls as /chat/json and /chat/stream (retries, failover, timeouts apply
   // alike), then only reshapes their answers.

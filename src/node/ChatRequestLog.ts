@@ -36,5 +36,11 @@ export interface ChatRequestLog {
     code: string;
     /** The redacted message. */
     message: string;
+    /**
+     * The error's kind from a bounded set: its chatflux code (`upstream_http`, `upstream_error`, `timeout`, …), else
+     * `_OTHER`. Unlike `code` — which passes a provider's own code on, and a provider can put anything there — it
+     * can label a metric (`error.type`).
+     */
+    kind: string;
   };
 }

@@ -14,6 +14,7 @@ import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
 import { clientKeyOf } from './clientKeyOf.js';
+import { finishedReconnect } from './finishedReconnect.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { openAiModelList } from './openAiModelList.js';
 import { sendJson } from './sendJson.js';
@@ -53,7 +54,11 @@ export interface ChatEndpointsConfig {
    * configured, else its remote address (see `clientKey`). Default 32; `0`: no limit.
    */
   maxConcurrentPerClient?: number;
-  /** Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). */
+  /**
+   * Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). A
+   * `GET /chat/sse?token=…` request counts by default as the client of its token's key; a custom `clientKey` is asked
+   * about it as about any request (it has no `Authorization` header).
+   */
   clientKey?: (req: IncomingMessage) => string;
   /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
   requestLimits?: RequestLimitsConfig;
@@ -126,7 +131,9 @@ export interface ChatEndpoints {
   /**
    * Serves `GET /chat/sse?q=<url-encoded JSON request>` (for `EventSource`): key (401), `q` once (400), at most
    * `queryLimit` characters (413), JSON (400), schema (400); without `q` the `demoRequest`, else 400. A `HEAD`
-   * request gets the same checks, status and headers, and no body: the upstream is not called.
+   * request gets the same checks, status and headers, and no body: the upstream is not called. The stream's final
+   * frame tells the `EventSource` not to reconnect (`EVENT_SOURCE_WIRE`); a reconnect that does anyway (its
+   * `Last-Event-ID` naming that frame) gets 204 at once, which stops it.
    *
    * @param req - The node request.
    * @param res - The node response, untouched so far.
@@ -156,9 +163,10 @@ export interface ChatEndpoints {
   models(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
   /**
    * Serves `POST /chat/token` (when `apiKeys` are configured): behind the same Bearer key check (401), answers
-   * `{ token, expiresAt }`, a short-lived signed token (`tokenTtlMs`) that `GET /chat/sse?token=…` accepts in place of
-   * the `Authorization` header (a browser's `EventSource` cannot send one), counted as the same client for
-   * `maxConcurrentPerClient`. Without `apiKeys`: 400 (the endpoints are open; `GET /chat/sse` needs no token).
+   * `{ token, expiresAt }`, a short-lived signed token (`tokenTtlMs`, see `createSseTokens`) that `GET /chat/sse?token=…`
+   * accepts in place of the `Authorization` header (a browser's `EventSource` cannot send one) until it expires, any
+   * number of times, while its key is configured; counted as the key's client for `maxConcurrentPerClient`. Without
+   * `apiKeys`: 400 (the endpoints are open; `GET /chat/sse` needs no token).
    *
    * @param req - The node request (a body, if any, is not read).
    * @param res - The node response, untouched so far.
@@ -334,24 +342,30 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       });
       return CHAT_WIRES.openai.send(res, list, writeConfig);
     },
-    query: (req, res, q) =>
-      serve('sse', req, res, () => {
+    query: (req, res, q) => {
+      const finished = finishedReconnect(req.headers['last-event-id']);
+      if (finished !== undefined) {
+        // An EventSource reconnecting to a finished answer: 204 stops it; nothing is checked or called.
+        const started = performance.now();
+        res.writeHead(204).end();
+        log?.(toChatRequestLog({ endpoint: '/chat/sse', method: req.method ?? 'GET', started, outcome: finished, secrets, maxLogFieldChars }));
+        return Promise.resolve(finished);
+      }
+      return serve('eventsource', req, res, () => {
         const token = tokenParameter(req.url ?? '');
         if (tokens === undefined || token === undefined || req.headers.authorization !== undefined) {
           authorizeBearer(req.headers.authorization, keys);
           admit(req, res);
         } else {
-          admit(req, res, settings.tokenClient(token));
+          const custom = config.clientKey;
+          admit(req, res, settings.tokenClient(token, custom === undefined ? undefined : () => custom(req)));
         }
         return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
-      }),
+      });
+    },
     token: (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
-      const answer = defer(() => {
-        const signer = settings.requireTokens();
-        authorizeBearer(req.headers.authorization, keys);
-        return of(signer.issue(clientKey(req)));
-      });
+      const answer = defer(() => of(settings.issueToken(req.headers.authorization)));
       const written = sendJson(res, answer, writeConfig);
       void written.then(() => closeUnreadRequest(req));
       return shutdown === undefined ? written : shutdown.track(written);

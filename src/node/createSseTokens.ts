@@ -5,6 +5,11 @@ import { ConfigError } from '../core/errors.js';
 /** Options of {@link createSseTokens}. */
 export interface SseTokensConfig {
   /**
+   * The keys a token may stand for (the endpoints' `apiKeys`). A token stands for one of them, and is refused once its
+   * key is no longer among them (a key removed from the configuration, the secret kept).
+   */
+  keys: readonly string[];
+  /**
    * The HMAC-SHA256 secret the tokens are signed with (at least 16 characters). Absent: a random secret of this
    * process — tokens then die with it, and do not pass between the instances of a cluster (give them one secret).
    */
@@ -26,35 +31,54 @@ export interface SseTokens {
   /** How long a token is valid, in ms. */
   readonly ttlMs: number;
   /**
-   * Signs a token for this client.
+   * Signs a token that stands for `key`.
    *
-   * @param clientId - Who the token stands for (the hashed key, `key:…`, as the per-client limit counts it).
+   * @param key - The Bearer key the token request was accepted with: one of `config.keys`.
    * @param now - The current time in ms (tests).
+   * @throws ConfigError when `key` is not one of `config.keys` (check the request's key first).
    */
-  issue(clientId: string, now?: number): SseToken;
+  issue(key: string, now?: number): SseToken;
   /**
-   * Checks a token's signature (in constant time) and expiry.
+   * Checks a token: its encoding (canonical only), its signature (in constant time), its expiry, and that its key is
+   * still one of `config.keys`.
    *
-   * @returns The client it stands for, or `undefined` for a forged, malformed or expired token.
+   * @returns The key it stands for, or `undefined` for a forged, malformed, non-canonical or expired token, or one
+   *   whose key is no longer configured.
    */
   verify(token: string, now?: number): string | undefined;
 }
 
-const MAX_TOKEN_CHARS = 512;
+/** `<key id: 22>.<expiry ms: 1–16 digits>.<signature: 43>`, base64url without padding; anything else is refused. */
+const TOKEN = /^([A-Za-z0-9_-]{22})\.([1-9][0-9]{0,15})\.([A-Za-z0-9_-]{43})$/;
+/** Domain separation: a key id and a signature are HMACs of the one secret over texts that cannot be confused. */
+const KEY_ID = 'chatflux sse-token key-id\n';
+const SIGNED = 'chatflux sse-token v1\n';
 
 /**
  * Short-lived tokens that let a browser's `EventSource` (which cannot send an `Authorization` header) call
  * `GET /chat/sse?token=…` without putting a long-lived key in a URL: `POST /chat/token`, behind the Bearer key,
- * answers one; it stands for the same client (the same per-client limit) until it expires.
+ * answers one; until it expires it stands for that key (its client, for the per-client limit).
  *
- * A token is `base64url(clientId.expiresAtMs).base64url(HMAC-SHA256(secret, that))`: nothing secret inside, nothing
- * stored; the signature is compared with `timingSafeEqual`.
+ * A token is `<key id>.<expiry>.<signature>`:
  *
- * @param config - The secret and the lifetime.
+ * 1. The key id is `HMAC-SHA256(secret, key)` (cut to 16 bytes, base64url): it names the key among the configured ones
+ *    and tells nothing about it without the secret (a plain hash of a key can be tried against guesses offline; tokens
+ *    end up in access logs and browser history).
+ * 2. The expiry is the time in ms, in decimal; the signature is `HMAC-SHA256(secret, key id and expiry)`, compared
+ *    with `timingSafeEqual`. Nothing is stored.
+ * 3. Only the canonical text is accepted: base64url without padding whose unused last bits are zero, a decimal
+ *    without leading zeros — one token, one spelling.
+ * 4. A token whose key is no longer configured is refused, even with its signature valid (the key was removed, the
+ *    secret kept).
+ *
+ * A token is not single-use: until it expires it opens any number of requests of its key (by design: an
+ * `EventSource` reconnects with the same URL).
+ *
+ * @param config - The keys, the secret and the lifetime.
  * @returns The issuer and checker.
  * @throws ConfigError for a secret shorter than 16 characters or a lifetime that is not a positive integer.
  */
-export function createSseTokens(config: SseTokensConfig = {}): SseTokens {
+export function createSseTokens(config: SseTokensConfig): SseTokens {
   const ttlMs = config.ttlMs ?? DEFAULT_TOKEN_TTL_MS;
   if (!Number.isInteger(ttlMs) || ttlMs <= 0)
     throw new ConfigError(`tokenTtlMs must be a positive integer of milliseconds, got ${String(ttlMs)}.`);
@@ -64,29 +88,30 @@ export function createSseTokens(config: SseTokensConfig = {}): SseTokens {
     );
   }
   const secret = config.secret ?? randomBytes(32).toString('base64url');
-  const sign = (payload: string): Buffer => createHmac('sha256', secret).update(payload, 'utf8').digest();
+  const hmac = (text: string): Buffer => createHmac('sha256', secret).update(text, 'utf8').digest();
+  const keyId = (key: string): string => hmac(KEY_ID + key).subarray(0, 16).toString('base64url');
+  const keysById = new Map(config.keys.map((key) => [keyId(key), key]));
   return {
     ttlMs,
-    issue(clientId, now = Date.now()) {
+    issue(key, now = Date.now()) {
+      const id = keyId(key);
+      if (keysById.get(id) !== key) throw new ConfigError('issue a token only for one of the configured keys: check the request\'s key first.');
       const expires = now + ttlMs;
-      const payload = `${clientId}.${expires}`;
-      return {
-        token: `${Buffer.from(payload, 'utf8').toString('base64url')}.${sign(payload).toString('base64url')}`,
-        expiresAt: new Date(expires).toISOString(),
-      };
+      const payload = `${id}.${expires}`;
+      return { token: `${payload}.${hmac(SIGNED + payload).toString('base64url')}`, expiresAt: new Date(expires).toISOString() };
     },
     verify(token, now = Date.now()) {
-      if (token.length > MAX_TOKEN_CHARS) return undefined;
-      const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(token);
+      const match = TOKEN.exec(token);
       if (match === null) return undefined;
-      const payload = Buffer.from(match[1] ?? '', 'base64url').toString('utf8');
-      const presented = Buffer.from(match[2] ?? '', 'base64url');
-      const expected = sign(payload);
-      if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
-      const dot = payload.lastIndexOf('.');
-      const expires = Number(payload.slice(dot + 1));
-      if (dot <= 0 || !Number.isSafeInteger(expires) || expires <= now) return undefined;
-      return payload.slice(0, dot);
+      const [, id = '', expiry = '', signature = ''] = match;
+      const presented = Buffer.from(signature, 'base64url');
+      // Canonical only: 43 characters carry 258 bits for 256; a last character with its 2 unused bits set decodes to
+      // the same bytes, and is refused.
+      if (presented.toString('base64url') !== signature) return undefined;
+      const expected = hmac(`${SIGNED}${id}.${expiry}`);
+      if (!timingSafeEqual(presented, expected)) return undefined;
+      if (Number(expiry) <= now) return undefined;
+      return keysById.get(id); // the signed id of a key no longer configured: refused
     },
   };
 }

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerKey } from './bearerKey.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -13,9 +14,9 @@ const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8
  * @returns Whether the header carries an accepted key.
  */
 export function matchesBearerKey(authorization: string | undefined, keys: readonly string[]): boolean {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
-  const presented = digest(match?.[1] ?? '');
+  const key = bearerKey(authorization);
+  const presented = digest(key ?? '');
   let found = false;
-  for (const key of keys) found = timingSafeEqual(presented, digest(key)) || found;
-  return found && match !== null;
+  for (const accepted of keys) found = timingSafeEqual(presented, digest(accepted)) || found;
+  return found && key !== undefined;
 }

@@ -6,7 +6,10 @@ import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import type { ChatEndpointsConfig } from './createChatEndpoints.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
-import { createSseTokens, type SseTokens } from './createSseTokens.js';
+import { authorizeBearer } from './authorizeBearer.js';
+import { bearerClientKey } from './bearerClientKey.js';
+import { bearerKey } from './bearerKey.js';
+import { createSseTokens, type SseToken, type SseTokens } from './createSseTokens.js';
 
 /** What {@link resolveServingSettings} reads: the options the node serving core and the web handlers share. */
 export type ServingSettingsConfig = Pick<
@@ -55,11 +58,22 @@ export interface ServingSettings {
    */
   admit(client: string): () => void;
   /**
-   * The client a `GET /chat/sse?token=…` token stands for.
+   * The client a `GET /chat/sse?token=…` request counts as, once its token is checked: by default the client of the
+   * token's key (`key:<hash>`, as a request with that key in its `Authorization` header); with `clientKey`, what it says.
    *
-   * @throws RequestError `unauthorized` (401) for a forged, malformed or expired token (call only with `tokens`).
+   * @param token - The `token` query parameter.
+   * @param clientKey - A custom client key of the request, asked only once the token is accepted.
+   * @throws RequestError `unauthorized` (401) for a forged, malformed, non-canonical or expired token, or one whose
+   *   key is no longer configured (call only with `tokens`).
    */
-  tokenClient(token: string): string;
+  tokenClient(token: string, clientKey?: () => string): string;
+  /**
+   * Answers `POST /chat/token`: a token for the request's key.
+   *
+   * @param authorization - The request's `Authorization` header.
+   * @throws RequestError `invalid_request` (400) without keys, `unauthorized` (401) without an accepted key.
+   */
+  issueToken(authorization: string | undefined): SseToken;
   /**
    * The token signer, for `POST /chat/token`.
    *
@@ -93,6 +107,7 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
   const maxPerClient = config.maxConcurrentPerClient ?? 32;
   const limiter = createConcurrencyLimiter({ maxPerClient });
   const tokenConfig = {
+    keys,
     ...(config.tokenSecret === undefined ? {} : { secret: config.tokenSecret }),
     ...(config.tokenTtlMs === undefined ? {} : { ttlMs: config.tokenTtlMs }),
   };
@@ -104,6 +119,10 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
   if (typeof queryLimit !== 'number' || !(queryLimit >= 0)) {
     throw new ConfigError(`queryLimit must be a non-negative number of characters, got ${String(queryLimit)}.`);
   }
+  const requireTokens = (): SseTokens => {
+    if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
+    return tokens;
+  };
   return {
     keys,
     bodyLimit: config.bodyLimit ?? '1mb',
@@ -122,14 +141,16 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
       }
       return release;
     },
-    tokenClient(token) {
-      const client = tokens?.verify(token);
-      if (client === undefined) throw new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
-      return client;
+    tokenClient(token, clientKey) {
+      const key = tokens?.verify(token);
+      if (key === undefined) throw new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
+      return clientKey?.() ?? bearerClientKey(`Bearer ${key}`) ?? 'anonymous'; // (a key of spaces only is never accepted)
     },
-    requireTokens() {
-      if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
-      return tokens;
+    requireTokens,
+    issueToken(authorization) {
+      const signer = requireTokens();
+      authorizeBearer(authorization, keys);
+      return signer.issue(bearerKey(authorization) ?? '');
     },
   };
 }

@@ -1,4 +1,5 @@
 import { toErrorResponse } from '../core/toErrorResponse.js';
+import { errorType } from '../telemetry/errorType.js';
 import type { Usage } from '../core/schemas/index.js';
 import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
 import { capLogEntry } from './capLogEntry.js';
@@ -30,8 +31,8 @@ export interface ChatRequestLogConfig {
 /**
  * The one log entry of a request, as every adapter writes it (the node serving core `createChatEndpoints` and the web
  * handlers `createChatHandlers`): status, result, durations, counts, model, usage, a route's finishing target and
- * attempts, and the error's public code with
- * its redacted message; string fields capped by `capLogEntry`.
+ * attempts, and the error's public code with its redacted message and its bounded kind; string fields capped by
+ * `capLogEntry`.
  *
  * @param config - The request's facts and the writer's outcome.
  * @returns The entry to hand to the `log` option.
@@ -54,7 +55,7 @@ export function toChatRequestLog(config: ChatRequestLogConfig): ChatRequestLog {
   if (route?.attempts !== undefined) entry.attempts = route.attempts;
   if (outcome.error !== undefined) {
     const { body } = toErrorResponse(outcome.error, { secrets: config.secrets });
-    entry.error = { code: body.code, message: body.message };
+    entry.error = { code: body.code, message: body.message, kind: errorType(outcome.error) };
   }
   return capLogEntry(entry, config.maxLogFieldChars);
 }

@@ -2,6 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
 import { createChoiceEnds } from './createChoiceEnds.js';
+import { createRepeatRedactor } from './createRepeatRedactor.js';
 import { matchesChunkShape } from './matchesChunkShape.js';
 import { redactSecrets } from '../core/redactSecrets.js';
 import { truncate } from '../core/truncate.js';
@@ -19,8 +20,9 @@ export interface DecodeChunkConfig {
   /** The most characters of offending input an error carries in `snippet` (default 200). */
   maxSnippet?: number;
   /**
-   * Literal secrets (the upstream API key) to remove from error messages and snippets, whatever their shape — an
-   * upstream may quote the key it was sent. Things shaped like keys (`sk-…`, `Bearer …`) are always removed.
+   * Literal secrets (the upstream API key) to remove from error messages and snippets, and from each chunk's `id`,
+   * `model` and `system_fingerprint`, whatever their shape — an upstream may quote the key it was sent. Things shaped
+   * like keys (`sk-…`, `Bearer …`) are always removed.
    */
   secrets?: readonly string[];
   /**
@@ -58,7 +60,8 @@ const DONE = '[DONE]';
  *    kept, `null` or omitted alike, absent `choices` → `[]`). When the top level has no `usage` but a choice has one
  *    (Moonshot), it is copied to the top level; the choice keeps its own.
  * 3. `event: error`, or a payload with an `error` member → `UpstreamStreamError` with the provider's message, type and
- *    code (secrets redacted).
+ *    code (secrets redacted). A chunk's `id`, `model` and `system_fingerprint` — strings a server passes on to its
+ *    clients — are redacted too (a provider may echo the key it was sent), once per distinct value.
  * 4. Bad JSON → `StreamProtocolError('malformed_json')`; a wrong shape → `StreamProtocolError('schema_violation')`
  *    naming the path. Errors carry the offending text, truncated, in `snippet`. `content` may be a string or an
  *    array of parts (Mistral's `text` / `thinking` parts): both are chunks, read by the output operators.
@@ -162,6 +165,10 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
       let count = 0;
       const ends = createChoiceEnds();
       let usageSeen = false;
+      // An upstream may echo the key it was sent in the strings a server passes on: scrubbed once per distinct value.
+      const cleanId = createRepeatRedactor(secrets);
+      const cleanModel = createRepeatRedactor(secrets);
+      const cleanFingerprint = createRepeatRedactor(secrets);
       source.subscribe(
         createOperatorSubscriber<SseEvent>(
           subscriber,
@@ -174,6 +181,9 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
               }
               count++;
               const chunk = decode(event.data);
+              if (typeof chunk.id === 'string') chunk.id = cleanId(chunk.id);
+              if (typeof chunk.model === 'string') chunk.model = cleanModel(chunk.model);
+              if (typeof chunk.system_fingerprint === 'string') chunk.system_fingerprint = cleanFingerprint(chunk.system_fingerprint);
               ends.note(chunk.choices);
               if (!usageSeen && chunk.usage != null) usageSeen = true;
               subscriber.next(chunk);

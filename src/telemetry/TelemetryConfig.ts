@@ -21,4 +21,25 @@ export interface TelemetryConfig {
   captureContent?: boolean;
   /** `gen_ai.provider.name` (default: the client's preset, as the conventions name it: `deepseek`, `moonshot_ai`, `openai`, …). */
   providerName?: string;
+  /**
+   * The model names the metrics may carry (`gen_ai.request.model`, `gen_ai.response.model`): a list, or a predicate.
+   * Any other name — a client's typo, a provider's dated `gpt-4o-2024-08-06` — is recorded as `other`, so that no
+   * request and no upstream can add series to your metrics backend without bound. Spans keep the real name (redacted
+   * and at most 256 characters): a span is one record, not a series.
+   *
+   * A chat client's own `model` (the one it was created with, or its preset's) is always known; by default it is the
+   * only one. `traceCompletion` knows only these: its `completion` describes one request, whose model a caller may
+   * have chosen. `models: () => true` records every name: only for names you bound yourself.
+   *
+   * ## Example
+   * ```ts
+   * createChatClient({ provider: 'deepseek', telemetry: { models: ['deepseek-chat', 'deepseek-reasoner'] } });
+   * ```
+   */
+  models?: readonly string[] | ((model: string) => boolean);
+  /**
+   * Literal secrets to remove from span attributes (a provider may echo the key it was sent in a response's `id` or
+   * `model`); things shaped like keys (`sk-…`, `Bearer …`) are always removed. `createChatClient` adds its API key.
+   */
+  secrets?: readonly string[];
 }

@@ -3,8 +3,11 @@ import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import type { CompletionCall } from './CompletionCall.js';
 import type { CompletionDescription } from './CompletionDescription.js';
 import type { CompletionTelemetry } from './CompletionTelemetry.js';
+import { redactSecrets } from '../core/redactSecrets.js';
+import { truncate } from '../core/truncate.js';
 import { errorType } from './errorType.js';
 import { GEN_AI_METRICS, type GenAiHistogram } from './GEN_AI_METRICS.js';
+import { knownModels } from './knownModels.js';
 import { loadOtelApi, type OtelApi } from './loadOtelApi.js';
 import type { TelemetryConfig } from './TelemetryConfig.js';
 
@@ -12,7 +15,10 @@ import type { TelemetryConfig } from './TelemetryConfig.js';
 const SCOPE = 'chatflux';
 const SPAN_KIND_CLIENT = 2; // SpanKind.CLIENT
 const STATUS_ERROR = 2; // SpanStatusCode.ERROR
-
+/** What metrics record for a model outside `TelemetryConfig.models`. */
+const OTHER_MODEL = 'other';
+/** The longest string a span attribute takes from a request or an upstream (an id, a model name, a message). */
+const MAX_SPAN_STRING = 256;
 
 interface Instruments {
   provider: MeterProvider;
@@ -67,9 +73,22 @@ function requestAttributes(description: CompletionDescription, base: Attributes)
 
 const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
+/** How the attributes of a call are bounded: model names for metrics, and strings for spans. */
+interface Bounds {
+  /** The metric label of a model name: the name when known, else `other`. */
+  label(model: string): string;
+  /** A string from a request or an upstream, fit for a span: secrets redacted, then at most 256 characters. */
+  clean(text: string): string;
+}
+
 /**
  * Creates a client's {@link CompletionTelemetry}: one CLIENT span per completion named `chat {model}` and the four
  * GenAI histograms (`GEN_AI_METRICS`), per the OpenTelemetry semantic conventions for generative AI.
+ *
+ * Every metric attribute comes from a bounded set, whatever the requests and the upstream send: the model names of
+ * `config.models` (else `other`; by default none is known, and `createChatClient` adds its own model), `error.type` from chatflux's own error codes (else `_OTHER`), the provider and the server from
+ * the configuration. Span attributes keep the real names, with secrets (`config.secrets`, key shapes) redacted and
+ * at most 256 characters.
  *
  * The providers are looked up at each call (the config's, else the global ones), so a provider registered after the
  * client was made is used. When `@opentelemetry/api` is not installed, `enabled` is `false`, or no provider is
@@ -83,6 +102,12 @@ export function createCompletionTelemetry(config: TelemetryConfig = {}): Complet
   if (config.enabled === false) return undefined;
   const api = loadOtelApi();
   if (api === undefined) return undefined;
+  const known = knownModels(config.models);
+  const secrets = config.secrets ?? [];
+  const bounds: Bounds = {
+    label: (model) => (known(model) ? model : OTHER_MODEL),
+    clean: (text) => truncate(redactSecrets(text, secrets), MAX_SPAN_STRING),
+  };
   const noopMeter = api.createNoopMeter().constructor;
   let instruments: Instruments | undefined;
   const instrumentsNow = (): Instruments => {
@@ -108,18 +133,19 @@ export function createCompletionTelemetry(config: TelemetryConfig = {}): Complet
       const base: Attributes = {
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': config.providerName ?? description.providerName,
-        ...(description.model === undefined ? {} : { 'gen_ai.request.model': description.model }),
         ...serverOf(description.baseUrl),
       };
-      const span = tracer.startSpan(`chat ${description.model ?? ''}`.trimEnd(), {
+      const model = description.model === undefined ? undefined : bounds.clean(description.model);
+      const span = tracer.startSpan(`chat ${model ?? ''}`.trimEnd(), {
         kind: SPAN_KIND_CLIENT,
-        attributes: requestAttributes(description, base),
+        attributes: requestAttributes(description, model === undefined ? base : { ...base, 'gen_ai.request.model': model }),
       });
       if (!span.isRecording() && !metrics.live) {
         span.end();
         return undefined;
       }
-      return startCall(api, span, metrics, base, description, config);
+      const metricBase = description.model === undefined ? base : { ...base, 'gen_ai.request.model': bounds.label(description.model) };
+      return startCall(api, span, metrics, metricBase, bounds, description, config);
     },
   };
 }
@@ -130,6 +156,7 @@ function startCall(
   span: Span,
   metrics: Instruments,
   base: Attributes,
+  bounds: Bounds,
   description: CompletionDescription,
   config: TelemetryConfig,
 ): CompletionCall {
@@ -154,7 +181,7 @@ function startCall(
     span.setAttribute('gen_ai.input.messages', JSON.stringify(description.request['messages']));
   }
   const metricAttributes = (): Attributes =>
-    responseModel === undefined ? base : { ...base, 'gen_ai.response.model': responseModel };
+    responseModel === undefined ? base : { ...base, 'gen_ai.response.model': bounds.label(responseModel) };
 
   return {
     headers: () => {
@@ -185,8 +212,8 @@ function startCall(
         inBurst = true;
         queueMicrotask(endBurst);
       }
-      if (responseId === undefined && chunk.id) responseId = chunk.id;
-      if (responseModel === undefined && chunk.model) responseModel = chunk.model;
+      if (responseId === undefined && typeof chunk.id === 'string' && chunk.id !== '') responseId = chunk.id;
+      if (responseModel === undefined && typeof chunk.model === 'string' && chunk.model !== '') responseModel = chunk.model;
       // decodeChunk has put the usage at the top level already; Groq's and Moonshot's places are read only for chunks
       // traceCompletion gets undecoded (decodeChunk's rule: top level, else x_groq, else the first choice's).
       let found = chunk.usage ?? chunk.x_groq?.usage;
@@ -219,8 +246,8 @@ function startCall(
       if (output !== undefined) metrics.tokens.record(output, { ...attributes, 'gen_ai.token.type': 'output' });
       if (recording) {
         const done: Attributes = {};
-        if (responseId !== undefined) done['gen_ai.response.id'] = responseId;
-        if (responseModel !== undefined) done['gen_ai.response.model'] = responseModel;
+        if (responseId !== undefined) done['gen_ai.response.id'] = bounds.clean(responseId);
+        if (responseModel !== undefined) done['gen_ai.response.model'] = bounds.clean(responseModel);
         const reasons = finishReasons.filter((reason) => reason !== undefined);
         if (reasons.length > 0) done['gen_ai.response.finish_reasons'] = reasons;
         if (firstAt !== undefined) done['gen_ai.response.time_to_first_chunk'] = (firstAt - started) / 1000;
@@ -240,7 +267,7 @@ function startCall(
           span.setAttribute('error.type', type);
           const status = (outcome as { status?: unknown } | undefined)?.status;
           if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
-          const message = outcome instanceof Error ? outcome.message : 'the completion was cancelled';
+          const message = outcome instanceof Error ? bounds.clean(String(outcome.message)) : 'the completion was cancelled';
           span.setStatus({ code: STATUS_ERROR, message });
         }
       }

@@ -19,6 +19,11 @@ export interface TraceCompletionConfig extends TelemetryConfig {
  * `createChatClient` applies it for you (around its retries, so a retry is a span event); use it on chunks you get
  * elsewhere. Without `@opentelemetry/api` or a registered provider it passes the chunks through untouched.
  *
+ * The metrics name only the models of `config.models`: any other request or response model is recorded as `other`
+ * (`completion` describes one request, often with a model its client chose, so its `model` is not trusted), and
+ * `error.type` is one of chatflux's error codes or `_OTHER` — so that requests and upstreams cannot grow your metrics
+ * backend without bound. The span keeps the real names (secrets redacted, at most 256 characters).
+ *
  * ```text
  * source:           ----a--b--c|
  * traceCompletion({ completion: { providerName: 'deepseek', model: 'deepseek-chat' } })

@@ -10,6 +10,8 @@ export interface WebChatHandlersConfig extends Omit<ChatEndpointsConfig, 'client
    * Who a request comes from, for `maxConcurrentPerClient`. Default: its Bearer key when `apiKeys` are configured;
    * otherwise a web `Request` carries no client address, so every request counts as one client (`'anonymous'`) —
    * pass your platform's address (Hono's `getConnInfo`, Next.js's `x-forwarded-for` behind your proxy) to key by it.
+   * A `GET /chat/sse?token=…` request counts by default as the client of its token's key; a custom `clientKey` is asked
+   * about it as about any request (it has no `Authorization` header).
    */
   clientKey?: (request: Request) => string;
 }

@@ -8,6 +8,7 @@ import { assertJsonContentType } from '../node/assertJsonContentType.js';
 import { assertCompletionsRequest } from '../node/assertCompletionsRequest.js';
 import { authorizeBearer } from '../node/authorizeBearer.js';
 import { bearerClientKey } from '../node/bearerClientKey.js';
+import { finishedReconnect } from '../node/finishedReconnect.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { openAiModelList } from '../node/openAiModelList.js';
 import { readChatQuery } from '../node/readChatQuery.js';
@@ -17,6 +18,7 @@ import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
 import { routeReportOf, type RouteReport } from '../node/routeReportOf.js';
 import { usageOf } from '../node/usageOf.js';
+import type { WriteOutcome } from '../node/WriteOutcome.js';
 import { readRequestJson } from './readRequestJson.js';
 import { toResponse } from './toResponse.js';
 import type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
@@ -40,7 +42,8 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  * 2. The client going away (the body cancelled, or `request.signal` aborted) unsubscribes: the upstream is aborted.
  * 3. A body not complete within `bodyTimeoutMs` (30 s) gets 408 `request_timeout`.
  * 4. `sse` serves `GET ?q=` too, and `HEAD` of it with GET's checks, status and headers (the upstream not called) (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
- *    without `q` the `demoRequest`).
+ *    without `q` the `demoRequest`). Its final frame tells the `EventSource` not to reconnect (`EVENT_SOURCE_WIRE`);
+ *    a reconnect that does anyway (`Last-Event-ID` naming that frame) gets 204, which stops it.
  * 5. `token` serves `POST /chat/token` as the node core does: behind the key (401), `{ token, expiresAt }` with
  *    `Cache-Control: no-store`, a short-lived signed token (`tokenTtlMs`) that `sse`'s `GET ?token=…` takes in place
  *    of the `Authorization` header, counted as the same client; without `apiKeys`, 400 (do not route it then).
@@ -74,7 +77,8 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       authorizeBearer(authorization, keys);
       return clientKey(request);
     }
-    return settings.tokenClient(token);
+    const custom = config.clientKey;
+    return settings.tokenClient(token, custom === undefined ? undefined : () => custom(request));
   };
 
   const readPost = async (request: Request): Promise<ChatRequest> => {
@@ -150,19 +154,26 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       },
     });
   };
+  /** An `EventSource` reconnecting to a finished answer: 204 stops it; nothing is checked or called (as the node core). */
+  const finished = (request: Request, outcome: WriteOutcome): Response => {
+    const started = performance.now();
+    log?.(toChatRequestLog({ endpoint: '/chat/sse', method: request.method, started, outcome, secrets, maxLogFieldChars }));
+    return new Response(null, { status: 204 });
+  };
   const handler =
     (wire: ChatWireFormat): WebHandler =>
-    (request) =>
-      serve(wire, request, async (admit) => {
+    (request) => {
+      const query = isQuery(request, wire);
+      const reconnect = query ? finishedReconnect(request.headers.get('last-event-id')) : undefined;
+      if (reconnect !== undefined) return Promise.resolve(finished(request, reconnect));
+      // GET /chat/sse is an EventSource's: its wire's final frame tells it not to reconnect.
+      return serve(query ? 'eventsource' : wire, request, async (admit) => {
         admit(authorize(request, wire));
-        return isQuery(request, wire) ? readQuery(request) : readPost(request);
+        return query ? readQuery(request) : readPost(request);
       });
+    };
   const token: WebHandler = async (request) => {
-    const answer = defer(() => {
-      const signer = settings.requireTokens();
-      authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
-      return of(signer.issue(clientKey(request)));
-    });
+    const answer = defer(() => of(settings.issueToken(request.headers.get('authorization') ?? undefined)));
     const response = await toResponse(answer, 'json', {
       secrets,
       requestSignal: request.signal,

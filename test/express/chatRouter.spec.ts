@@ -11,6 +11,7 @@ import {
   contentOf,
   expectErrorAfterCommit,
   expectErrorBeforeCommit,
+  expectEventSourceAnswer,
   expectJsonAnswer,
   expectNdjsonAnswer,
   expectSseAnswer,
@@ -53,12 +54,12 @@ describe('chatRouter', () => {
       const url = await serve();
       const res = await rawRequest(`${url}/chat/sse?q=${encodeURIComponent(JSON.stringify(HELLO))}`);
       const viaPost = expectSseAnswer(await rawRequest(`${url}/chat/sse`, { body: HELLO }));
-      expect(expectSseAnswer(res)).toEqual(viaPost);
+      expect(expectEventSourceAnswer(res)).toEqual(viaPost);
     });
 
     it('serves the demo request without q when one is configured, else 400', async () => {
       let url = await serve({ demoRequest: { messages: [{ role: 'user', content: 'demo' }] } });
-      expect(contentOf(expectSseAnswer(await rawRequest(`${url}/chat/sse`)))).toContain('demo');
+      expect(contentOf(expectEventSourceAnswer(await rawRequest(`${url}/chat/sse`)))).toContain('demo');
       await new Promise((resolve) => server?.close(resolve));
       url = await serve();
       expectErrorBeforeCommit(await rawRequest(`${url}/chat/sse`), '/chat/sse', 400, 'invalid_request');
@@ -76,7 +77,7 @@ describe('chatRouter', () => {
       const url = await serve({ apiKeys: ['k-0123456789'] });
       const q = `q=${encodeURIComponent(JSON.stringify(HELLO))}`;
       expectErrorBeforeCommit(await rawRequest(`${url}/chat/sse?${q}`), '/chat/sse', 401, 'unauthorized');
-      expectSseAnswer(await rawRequest(`${url}/chat/sse?${q}`, { headers: { Authorization: 'Bearer k-0123456789' } }));
+      expectEventSourceAnswer(await rawRequest(`${url}/chat/sse?${q}`, { headers: { Authorization: 'Bearer k-0123456789' } }));
     });
   });
 

@@ -3,6 +3,7 @@
  * header) authenticates with a short-lived signed token instead of a long-lived key in its URL. The token is behind
  * the key, expires, cannot be forged, counts as the same client for the per-client limit, and never reaches a log.
  */
+import { createHash } from 'node:crypto';
 import { redactSecrets } from '../../src/core/redactSecrets';
 import type { ChatRequestLog, ChatRouterConfig } from '../../src/express/chatRouter';
 import { fetchSseToken } from '../helpers/fetchSseToken';
@@ -93,6 +94,42 @@ describe('POST /chat/token', () => {
     const expired = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
     expect(expired.status).toBe(401);
     expect(upstream.emulator.requests.filter((request) => request.status === 0)).toHaveLength(0);
+  });
+
+  it('tells nothing about its key: no plain hash of it in the token (a guessed key cannot be checked offline)', async () => {
+    const url = await serve({ tokenSecret: 'a-token-secret-0123456789' });
+    const { token } = await getToken(url);
+    const digest = createHash('sha256').update(KEY, 'utf8').digest();
+    const texts = [token, ...token.split('.').map((part) => Buffer.from(part, 'base64url').toString('utf8'))];
+    for (const encoded of [digest.toString('base64url'), digest.toString('hex')]) {
+      for (const text of texts) expect(text).not.toContain(encoded.slice(0, 16));
+    }
+  });
+
+  it('refuses a token whose key was removed from apiKeys, though the secret is the same (401)', async () => {
+    const secret = 'a-token-secret-0123456789';
+    const other = 'another-key-of-this-suite-0123456';
+    const before = await serve({ apiKeys: [KEY, other], tokenSecret: secret });
+    const { token } = await fetchSseToken(before, other);
+    expect((await rawRequest(`${before}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`)).status).toBe(200);
+    await server?.close();
+    const after = await serve({ apiKeys: [KEY], tokenSecret: secret }); // the same secret, the key removed
+    const res = await rawRequest(`${after}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toContain('"code":"unauthorized"');
+    await server?.close();
+    // a token of a key still configured passes the restart
+    const kept = await serve({ apiKeys: [KEY, other], tokenSecret: secret });
+    const { token: ofKey } = await getToken(kept);
+    await server?.close();
+    const restarted = await serve({ apiKeys: [KEY], tokenSecret: secret });
+    expect((await rawRequest(`${restarted}/chat/sse?q=${Q}&token=${encodeURIComponent(ofKey)}`)).status).toBe(200);
+  });
+
+  it('is reusable until it expires, by design (an EventSource reconnects with the same URL)', async () => {
+    const url = await serve();
+    const { token } = await getToken(url);
+    for (let i = 0; i < 3; i++) expect((await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`)).status).toBe(200);
   });
 
   it('counts a token as the client of its key for the per-client limit', async () => {

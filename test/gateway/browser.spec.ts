@@ -5,6 +5,7 @@ import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'p
 import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
+import { startRetryStrippingProxy, type RetryStrippingProxy } from '../helpers/startRetryStrippingProxy';
 import { waitFor } from '../helpers/streamSources';
 import { expectJsonAnswer } from '../helpers/wireAssertions';
 import { CHROMIUM } from '../setup/CHROMIUM';
@@ -165,4 +166,57 @@ describe('the demo page in a real browser (chromium via playwright-core)', () =>
     expect(messages.filter((m) => m.type() === 'log').length).toBeGreaterThanOrEqual(1);
     page.removeAllListeners('console');
   }, 40_000);
+
+  describe('an EventSource left open after [DONE] (the page never closes it)', () => {
+    /** Longer than two of Chromium's default reconnect delays (3 s): a reconnect would have happened in it. */
+    const WINDOW_MS = 8000;
+    const Q = encodeURIComponent(JSON.stringify({ messages: [{ role: 'user', content: 'Say hi.' }] }));
+    let proxy: RetryStrippingProxy | undefined;
+    afterEach(async () => {
+      await page.evaluate(() => (window as unknown as { source?: EventSource }).source?.close());
+      await proxy?.close();
+      proxy = undefined;
+    });
+
+    /** Opens an EventSource in the page that records its messages (data, last event id) and never closes it. */
+    const openEventSource = (url: string): Promise<void> =>
+      page.evaluate((at) => {
+        const source = new EventSource(at);
+        const seen: Array<{ data: string; lastEventId: string }> = [];
+        Object.assign(window, { source, seen });
+        source.onmessage = (event: MessageEvent<string>) => void seen.push({ data: event.data, lastEventId: event.lastEventId });
+      }, url);
+    const seen = (): Promise<Array<{ data: string; lastEventId: string }>> => page.evaluate(() => (window as unknown as { seen: Array<{ data: string; lastEventId: string }> }).seen);
+    const readyState = (): Promise<number> => page.evaluate(() => (window as unknown as { source: EventSource }).source.readyState);
+    const upstreamSince = (seq: number): number => emulator.requests.filter((request) => request.seq > seq).length;
+
+    it('does not reconnect: the upstream sees one request', async () => {
+      const before = emulator.requests.at(-1)?.seq ?? 0;
+      await openEventSource(`/chat/sse?q=${Q}`);
+      await page.waitForFunction(() => (window as unknown as { seen: Array<{ data: string }> }).seen.some((m) => m.data === '[DONE]'), undefined, { timeout: 15_000 });
+      await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
+      expect(upstreamSince(before)).toBe(1);
+      const messages = await seen();
+      expect(messages.filter((m) => m.data === '[DONE]')).toEqual([{ data: '[DONE]', lastEventId: 'done' }]);
+      expect(await readyState()).toBe(0); // CONNECTING: its reconnect is a day away (and then gets 204)
+    }, 40_000);
+
+    it('told no retry (a proxy drops it), its reconnect gets 204 and it closes', async () => {
+      proxy = await startRetryStrippingProxy(gateway.url);
+      await page.goto(proxy.url); // the page from the proxy: its EventSource is same-origin
+      const before = emulator.requests.at(-1)?.seq ?? 0;
+      await openEventSource(`/chat/sse?q=${Q}`);
+      await page.waitForFunction(() => (window as unknown as { source: EventSource }).source.readyState === 2, undefined, { timeout: 20_000 });
+      expect((await seen()).at(-1)).toEqual({ data: '[DONE]', lastEventId: 'done' });
+      const streams = (): Array<[string | string[] | undefined, number | undefined]> =>
+        proxy!.proxied.filter((request) => request.url.startsWith('/chat/sse')).map((request) => [request.headers['last-event-id'], request.status]);
+      expect(streams()).toEqual([
+        [undefined, 200],
+        ['done', 204],
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
+      expect(streams()).toHaveLength(2);
+      expect(upstreamSince(before)).toBe(1);
+    }, 40_000);
+  });
 });

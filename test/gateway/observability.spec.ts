@@ -96,8 +96,32 @@ describe('gateway observability', () => {
     expect(heartbeatsOf(after, '/v1/chat/completions') - heartbeatsOf(before, '/v1/chat/completions')).toBe(keepAlives);
   });
 
+  it("names only configured models in the metrics: any other request model, and a provider's error type, never become labels (`other`, `upstream_http`)", async () => {
+    // The emulator answers with the model asked for; a provider's own error type must not become a label either.
+    await rawRequest(`${gateway.url}/chat/json`, { body: { ...BODY, model: 'not-configured-7c1f' } });
+    await rawRequest(`${gateway.url}/chat/json`, { body: { ...BODY, model: 'deepseek-chat#status=400;error-type=provider_type_3e9a' } });
+    const text = await metrics();
+    expect(text).not.toContain('not-configured-7c1f');
+    expect(text).not.toContain('provider_type_3e9a');
+    expect(text).toMatch(/^gen_ai_client_operation_duration_count\{[^}]*gen_ai_request_model="other"[^}]*gen_ai_response_model="other"/m);
+    expect(text).toMatch(/^gen_ai_client_operation_duration_count\{[^}]*gen_ai_request_model="other"[^}]*error_type="upstream_http"/m);
+    expect(text).toMatch(/^chatflux_gateway_requests_total\{[^}]*http_response_status_code="502"[^}]*error_type="upstream_http"/m);
+  });
+
   it('GET /metrics asks for its own token when CHATFLUX_METRICS_TOKEN is set', async () => {
     expect((await rawRequest(`${gateway.url}/metrics`)).status).toBe(401);
     expect((await rawRequest(`${gateway.url}/metrics`, { headers: { Authorization: 'Bearer wrong' } })).status).toBe(401);
   });
+});
+
+it('the allowed models (CHATFLUX_ALLOWED_MODELS) are named in the metrics as the default model is', async () => {
+  const config = loadGatewayConfig({ PORT: '0', CHATFLUX_BASE_URL: emulator.url, CHATFLUX_MODEL: 'deepseek-chat', CHATFLUX_ALLOWED_MODELS: 'deepseek-reasoner-x,deepseek-chat' });
+  const allowed = await startGateway(config, { log: () => undefined });
+  try {
+    expect((await rawRequest(`${allowed.url}/chat/json`, { body: { ...BODY, model: 'deepseek-reasoner-x' } })).status).toBe(200);
+    const text = (await rawRequest(`${allowed.url}/metrics`)).body;
+    expect(text).toMatch(/^gen_ai_client_operation_duration_count\{[^}]*gen_ai_request_model="deepseek-reasoner-x"[^}]*gen_ai_response_model="deepseek-reasoner-x"/m);
+  } finally {
+    await allowed.close(0);
+  }
 });

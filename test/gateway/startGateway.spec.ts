@@ -13,6 +13,7 @@ import { describeWireContract } from '../helpers/wireContractSuite';
 import {
   expectErrorAfterCommit,
   expectErrorBeforeCommit,
+  expectEventSourceAnswer,
   expectJsonAnswer,
   expectNdjsonAnswer,
   expectSseAnswer,
@@ -61,7 +62,7 @@ describe('startGateway with the built-in emulator (the npm start default)', () =
     expectJsonAnswer(await rawRequest(`${gateway.url}/chat/json`, { body: HELLO }));
     expectNdjsonAnswer(await rawRequest(`${gateway.url}/chat/stream`, { body: HELLO }));
     expectSseAnswer(await rawRequest(`${gateway.url}/chat/sse`, { body: HELLO }));
-    expectSseAnswer(await rawRequest(`${gateway.url}/chat/sse`));
+    expectEventSourceAnswer(await rawRequest(`${gateway.url}/chat/sse`));
     await waitFor(() => logs.length === 4);
     expect(logs.map((l) => [l.endpoint, l.status])).toEqual([
       ['/chat/json', 200],

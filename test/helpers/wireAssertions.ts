@@ -103,6 +103,20 @@ export function sseFrames(body: string): SseFrame[] {
 /** The frames without heartbeat comments (`: ping`), which may appear between any two frames. */
 const withoutPings = (frames: SseFrame[]): SseFrame[] => frames.filter((frame) => frame.comment !== 'ping' || frame.data !== undefined);
 
+/** The final frame of `GET /chat/sse` (an `EventSource`'s): `[DONE]`, with the id and the day-long `retry:` that stop it. */
+export const EVENT_SOURCE_DONE = 'id: done\nretry: 86400000\ndata: [DONE]\n\n';
+
+/**
+ * Asserts a successful `GET /chat/sse` response: `/chat/sse`'s frames (see {@link expectSseAnswer}) ended by
+ * {@link EVENT_SOURCE_DONE} instead of `data: [DONE]`; returns its chunks.
+ */
+export function expectEventSourceAnswer(res: RawResponse): LlmClientOutputChunk[] {
+  expect(res.body.endsWith(`\n\n${EVENT_SOURCE_DONE}`)).toBe(true);
+  expect(res.body.indexOf('id: ')).toBe(res.body.length - EVENT_SOURCE_DONE.length); // no other id, no other retry
+  expect(res.body.indexOf('retry: ')).toBe(res.body.indexOf('id: ') + 'id: done\n'.length);
+  return expectSseAnswer({ ...res, body: `${res.body.slice(0, -EVENT_SOURCE_DONE.length)}data: [DONE]\n\n` });
+}
+
 /** Asserts a successful `/chat/sse` response (chunks as `data:` frames, then `data: [DONE]`) and returns its chunks. */
 export function expectSseAnswer(res: RawResponse): LlmClientOutputChunk[] {
   expectSuccessHeaders(res, '/chat/sse');

@@ -11,6 +11,7 @@ import { fetchSseToken } from '../helpers/fetchSseToken.js';
 import { holdSseStream } from '../helpers/holdSseStream.js';
 import { rawRequest } from '../helpers/rawRequest.js';
 import { visibleResponse as visible } from '../helpers/visibleResponse.js';
+import { EVENT_SOURCE_DONE } from '../helpers/wireAssertions.js';
 import { startExpressRouter, startNestApp } from './startNestApp.js';
 
 const KEY = 'nest-token-suite-key-0123456789a';
@@ -45,6 +46,23 @@ const serve = async (config: Partial<ChatfluxModuleConfig> = {}): Promise<{ nest
 const getToken = (url: string): Promise<{ token: string; expiresAt: string }> => fetchSseToken(url, KEY);
 
 describe('ChatfluxModule routes: GET /chat/sse, POST /chat/token', () => {
+  it('tells a finished EventSource not to reconnect, as the router: the final frame, then 204 for its reconnect', async () => {
+    const urls = await serve();
+    const [n, r] = await Promise.all([urls.nest, urls.router].map((url) => rawRequest(`${url}/chat/sse?q=${Q}`, { headers: AUTH })));
+    expect(n!.body.endsWith(EVENT_SOURCE_DONE)).toBe(true);
+    expect(visible(n!)).toEqual(visible(r!));
+    const before = emulator.requests.length;
+    const reconnect = { 'Last-Event-ID': 'done' }; // no key needed: nothing is served
+    const [n204, r204] = await Promise.all([urls.nest, urls.router].map((url) => rawRequest(`${url}/chat/sse?q=${Q}`, { headers: reconnect })));
+    expect(n204!.status).toBe(204);
+    expect(visible(n204!)).toEqual(visible(r204!));
+    expect(emulator.requests.length).toBe(before);
+    expect(logs.map((entry) => [entry.method, entry.endpoint, entry.status])).toEqual([
+      ['GET', '/chat/sse', 200],
+      ['GET', '/chat/sse', 204],
+    ]);
+  });
+
   it('serves GET /chat/sse?q= with the key, and refuses it without, as the router', async () => {
     const urls = await serve();
     const [n, r] = await Promise.all([urls.nest, urls.router].map((url) => rawRequest(`${url}/chat/sse?q=${Q}`, { headers: AUTH })));

@@ -13,7 +13,7 @@ import { chatRouter } from '../../src/express/chatRouter';
 import { createChatEndpoints, type ChatEndpointsConfig } from '../../src/node/createChatEndpoints';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
-import { expectErrorBeforeCommit, expectJsonAnswer, expectSseAnswer } from '../helpers/wireAssertions';
+import { expectErrorBeforeCommit, expectEventSourceAnswer, expectJsonAnswer, expectSseAnswer } from '../helpers/wireAssertions';
 
 const HELLO = { messages: [{ role: 'user', content: 'Hello, world!' }] };
 const KEY = 'core-suite-key-0123456789';
@@ -76,7 +76,7 @@ describe('createChatEndpoints on plain node:http', () => {
 
   it('serves GET /chat/sse?q= as POST /chat/sse', async () => {
     const url = await serveCore();
-    const viaQuery = expectSseAnswer(await rawRequest(`${url}/chat/sse?q=${encodeURIComponent(JSON.stringify(HELLO))}`));
+    const viaQuery = expectEventSourceAnswer(await rawRequest(`${url}/chat/sse?q=${encodeURIComponent(JSON.stringify(HELLO))}`));
     expect(viaQuery).toEqual(expectSseAnswer(await rawRequest(`${url}/chat/sse`, { body: HELLO })));
   });
 

@@ -1,6 +1,7 @@
 import { CapacityError, ConfigError, RequestError } from '../../src/core/errors';
 import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../../src/node/DEFAULT_WRITE_STALL_TIMEOUT_MS';
 import { resolveServingSettings } from '../../src/node/resolveServingSettings';
+import { bearerClientKey } from '../../src/node/bearerClientKey';
 
 const SECRET = 'a-token-secret-of-16+';
 
@@ -60,8 +61,11 @@ describe('resolveServingSettings', () => {
 
   it('gives the client of a valid token, and refuses a forged one with 401', () => {
     const settings = resolveServingSettings({ apiKeys: ['key-1'], tokenSecret: SECRET });
-    const { token } = settings.requireTokens().issue('key:abc');
-    expect(settings.tokenClient(token)).toBe('key:abc');
+    const { token } = settings.issueToken('Bearer key-1');
+    // the client of its key, as a request with the key in its Authorization header counts; a custom key's when given
+    expect(settings.tokenClient(token)).toBe(bearerClientKey('Bearer key-1'));
+    expect(settings.tokenClient(token, () => 'custom')).toBe('custom');
+    expect(() => settings.issueToken('Bearer key-2')).toThrow(new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)'));
     const refusal = new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
     expect(() => settings.tokenClient(`${token}x`)).toThrow(refusal);
     expect(() => settings.tokenClient(`${token}x`)).toThrow(RequestError);

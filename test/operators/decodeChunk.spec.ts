@@ -293,6 +293,25 @@ describe('decodeChunk', () => {
       );
     });
 
+    it("config.secrets: a chunk's id, model and system_fingerprint echoing a secret are redacted on every chunk (marbles)", () => {
+      const secret = 'opaque-key-1234abcd';
+      const echo = (content: string, model: string) =>
+        ev(chunkJson(content, { id: `chatcmpl-${secret}`, model, system_fingerprint: `fp_${secret}` }));
+      const scrubbed = (content: string, model: string) =>
+        expect.objectContaining({ id: 'chatcmpl-[redacted]', model, system_fingerprint: 'fp_[redacted]', choices: [{ index: 0, delta: { content } }] });
+      new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(({ cold, expectObservable, expectSubscriptions }) => {
+        // The same strings on each chunk (redacted once, then reused), a model that changes mid-stream, a key-shaped one.
+        const source = cold('-a-b-c-d-D', { a: echo('x', secret), b: echo('y', secret), c: echo('z', 'm2'), d: echo('w', 'sk-abcdef123456'), D: DONE });
+        expectObservable(source.pipe(decodeChunk({ secrets: [secret] }))).toBe('-a-b-c-d-|', {
+          a: scrubbed('x', '[redacted]'),
+          b: scrubbed('y', '[redacted]'),
+          c: scrubbed('z', 'm2'),
+          d: scrubbed('w', '[redacted]'),
+        });
+        expectSubscriptions(source.subscriptions).toBe('^--------!');
+      });
+    });
+
     it('malformed JSON → malformed_json with the text truncated to maxSnippet', async () => {
       const data = `{"choices":[${'x'.repeat(500)}`;
       const { error } = await decodeError([ev(data), DONE], { maxSnippet: 20 });

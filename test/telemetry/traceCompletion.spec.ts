@@ -1,4 +1,5 @@
-import { lastValueFrom, of, toArray } from 'rxjs';
+import fc from 'fast-check';
+import { lastValueFrom, Observable, of, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { createCompletionTelemetry } from '../../src/telemetry/createCompletionTelemetry';
 import { traceCompletion } from '../../src/telemetry/traceCompletion';
@@ -66,5 +67,68 @@ describe('traceCompletion', () => {
     const none = createCompletionTelemetry();
     expect(none?.start({ providerName: 'openai', model: 'm' })).toBeUndefined();
     expect(createCompletionTelemetry({ enabled: false })).toBeUndefined();
+  });
+});
+
+describe('traceCompletion: bounded metric attributes, redacted span attributes', () => {
+  let telemetry: InMemoryTelemetry;
+  beforeEach(() => (telemetry = inMemoryTelemetry()));
+  afterEach(() => telemetry.shutdown());
+  const KEY = 'sk-upstream-key-0123456789abcdef';
+  const run = (model: string, responseModel: string, extra: { models?: readonly string[] } = {}) =>
+    lastValueFrom(
+      of(
+        chunk({ id: `cmpl-${KEY}`, model: responseModel, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] }),
+        chunk({ model: responseModel, usage: { prompt_tokens: 3, completion_tokens: 1 } }),
+      ).pipe(traceCompletion({ ...telemetry, ...extra, secrets: [KEY], completion: { providerName: 'openai', model } }), toArray()),
+    );
+  const labels = async (): Promise<Array<Record<string, unknown>>> =>
+    (await telemetry.histogram('gen_ai.client.operation.duration')).map((point) => point.attributes);
+
+  it('records only the models of `models`: any other request or response model is `other`, however many there are', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), async (model, responseModel) => {
+        await lastValueFrom(
+          of(chunk({ model: responseModel, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })).pipe(
+            traceCompletion({ ...telemetry, models: ['gpt-4o'], completion: { providerName: 'openai', model } }),
+            toArray(),
+          ),
+        );
+      }),
+      { numRuns: 300, examples: [['gpt-4o', 'gpt-4o']] },
+    );
+    const pairs = new Set((await labels()).map((a) => `${String(a['gen_ai.request.model'])} → ${String(a['gen_ai.response.model'])}`));
+    // 301 completions with random names: the known model's series and `other`'s, nothing else.
+    expect(pairs).toContain('gpt-4o → gpt-4o');
+    expect(pairs).toContain('other → other');
+    expect([...pairs].every((pair) => /^(gpt-4o|other) → (gpt-4o|other)$/.test(pair))).toBe(true);
+    // The span keeps the name asked for.
+    expect(telemetry.spans().some((span) => span.name === 'chat gpt-4o')).toBe(true);
+  });
+
+  it('`models` names the known models (none by default); `error.type` is a chatflux code or _OTHER', async () => {
+    await run('deepseek-chat', 'deepseek-chat', { models: ['deepseek-chat'] });
+    await run('asked', 'deepseek-chat', { models: ['deepseek-chat'] });
+    await run('deepseek-chat', 'deepseek-chat-0324', { models: ['deepseek-chat'] });
+    await run('deepseek-chat', 'deepseek-chat');
+    const pairs = (await labels()).map((a) => [a['gen_ai.request.model'], a['gen_ai.response.model']]);
+    expect(pairs).toEqual(expect.arrayContaining([['deepseek-chat', 'deepseek-chat'], ['other', 'deepseek-chat'], ['deepseek-chat', 'other'], ['other', 'other']]));
+    expect(pairs).toHaveLength(4);
+    const failing = traceCompletion({ ...telemetry, models: ['asked'], completion: { providerName: 'openai', model: 'asked' } });
+    const error = Object.assign(new Error('provider said no'), { code: 'provider-code-42' });
+    await expect(lastValueFrom(new Observable<ChatCompletionChunk>((s) => s.error(error)).pipe(failing))).rejects.toBe(error);
+    const failed = (await labels()).filter((a) => a['error.type'] !== undefined);
+    expect(failed.map((a) => a['error.type'])).toEqual(['_OTHER']);
+  });
+
+  it('the span keeps the real names, redacted and at most 256 characters', async () => {
+    const long = `m${'x'.repeat(1000)}`;
+    await run(`asked-${KEY}`, long);
+    const span = telemetry.spans()[0];
+    expect(span?.name).toBe('chat asked-[redacted]');
+    expect(span?.attributes['gen_ai.request.model']).toBe('asked-[redacted]');
+    expect(span?.attributes['gen_ai.response.id']).toBe('cmpl-[redacted]');
+    expect(String(span?.attributes['gen_ai.response.model'])).toMatch(/^mx{255}… \(1001 chars\)$/);
+    expect(JSON.stringify(span?.attributes)).not.toContain(KEY);
   });
 });

@@ -84,6 +84,20 @@ describe('createChatHandlers: POST /chat/token and GET /chat/sse?token=', () => 
     expect(upstream.emulator.requests.filter((request) => request.status === 0)).toHaveLength(0);
   });
 
+  it('refuses a token whose key was removed from apiKeys (same secret) with the router’s 401', async () => {
+    const secret = 'a-token-secret-0123456789';
+    const other = 'another-web-key-0123456789abcdef';
+    const before = await serve({ apiKeys: [KEY, other], tokenSecret: secret });
+    const { token } = await fetchSseToken(before.web, other);
+    expect((await rawRequest(`${before.web}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`)).status).toBe(200);
+    await web?.close();
+    await router?.close();
+    const after = await serve({ apiKeys: [KEY], tokenSecret: secret });
+    const [w, r] = await Promise.all([after.web, after.router].map((url) => rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`)));
+    expect(w!.status).toBe(401);
+    expect(visible(w!)).toEqual(visible(r!));
+  });
+
   it('counts a token as the client of its key for the per-client limit (429 as the router)', async () => {
     const urls = await serve({ maxConcurrentPerClient: 1 });
     const { token } = await getToken(urls.web);
