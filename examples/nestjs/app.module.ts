@@ -4,7 +4,8 @@ import { ChatController } from './chat.controller.js';
 
 /**
  * The example's root module: the chatflux client (from env, read when the app starts) with the three contract
- * endpoints under `/v1` (`POST /v1/chat/json`, `/v1/chat/stream`, `/v1/chat/sse`), and a controller of our own.
+ * endpoints under `/v1` (`POST /v1/chat/json`, `/v1/chat/stream`, `/v1/chat/sse`; OpenAI's `POST /v1/chat/completions`
+ * and `GET /v1/models` there too), and a controller of our own.
  */
 @Module({
   imports: [

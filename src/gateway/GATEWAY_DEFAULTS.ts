@@ -11,6 +11,13 @@ export const GATEWAY_DEFAULTS = Object.freeze({
    * own default (0, everything at once) stays what tests and `chatflux-emulator` get.
    */
   emulatorPaceMs: 30,
+  /**
+   * `CHATFLUX_KEEP_ALIVE_TIMEOUT_MS`: how long an idle client connection is kept open (Node's own default is 5 s).
+   * Longer than the idle timeouts of the balancers in front (AWS ALB 60 s, nginx's upstream keepalive 60 s): a
+   * balancer that reuses a connection the gateway has just closed gets a reset (a 502 to its client). Announced to
+   * clients in `Keep-Alive: timeout=65`.
+   */
+  keepAliveTimeoutMs: 65_000,
   /** `CHATFLUX_UPSTREAM_CONNECTIONS`: createChatClient's own default `connections`, as the banner prints it. */
   upstreamConnections: 128,
   /** `CHATFLUX_CONNECTION_WAIT_MS`: createChatClient's own default `connectionWaitMs`, as the banner prints it. */

@@ -13,6 +13,10 @@ import { CHAT_WIRES } from '../node/CHAT_WIRES.js';
  * link or an `EventSource` on some other page cannot make an open gateway spend tokens. Clients that are not
  * browsers send no `Sec-Fetch-Site` and are served as before.
  *
+ * Every response after it says `Vary: Origin` — for an allowed origin, a refused one and none alike (`cors` adds it
+ * only to the allowed): each depends on the `Origin`, so a shared cache must not serve one origin's response (with
+ * or without `Access-Control-Allow-Origin`, or a 403) to another.
+ *
  * @param allowed - Origins allowed (`CHATFLUX_CORS_ORIGINS`); empty: no cross-origin access.
  * @returns The middleware, to mount before the chat router.
  */
@@ -26,6 +30,10 @@ export function crossOriginPolicy(allowed: readonly string[]): RequestHandler[] 
     exposedHeaders: ['Retry-After'],
     maxAge: 600,
   });
+  const vary: RequestHandler = (_req, res, next) => {
+    res.vary('Origin');
+    next();
+  };
   const guard: RequestHandler = (req, res, next) => {
     const site = req.headers['sec-fetch-site'];
     const crossSite = site === 'cross-site' || site === 'same-site';
@@ -35,7 +43,7 @@ export function crossOriginPolicy(allowed: readonly string[]): RequestHandler[] 
     }
     next();
   };
-  return [corsHandler, guard];
+  return [vary, corsHandler, guard];
 }
 
 function refuse(_req: IncomingMessage, res: ServerResponse): void {

@@ -30,7 +30,9 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
     `upstream:     ${orDefault(config.upstreamConnections, GATEWAY_DEFAULTS.upstreamConnections)} connections, wait ${orDefault(config.connectionWaitMs, GATEWAY_DEFAULTS.connectionWaitMs, ' ms')}, headers timeout ${orDefault(config.headersTimeoutMs, DEFAULT_TIMEOUTS.headers, ' ms')}`,
     `limits:       ${orDefault(config.maxConcurrentPerClient, GATEWAY_DEFAULTS.maxConcurrentPerClient)} requests per client, /chat/json answer ${orDefault(config.maxAnswerChars, DEFAULT_MAX_ANSWER_CHARS, ' chars')}${config.jsonTimeoutMs === undefined ? ', no deadline' : ` within ${config.jsonTimeoutMs} ms`}`,
+    `choices:      ${config.allowSeveralChoices === true ? 'n > 1 forwarded on /chat/* (only the first choice is answered)' : 'n > 1 refused on /chat/* (default)'}`,
     `clients:      write stall timeout ${config.writeStallTimeoutMs === 0 ? 'off' : orDefault(config.writeStallTimeoutMs, WRITE_STALL_TIMEOUT_MS, ' ms')}`,
+    `connections:  idle kept open ${orDefault(config.keepAliveTimeoutMs, GATEWAY_DEFAULTS.keepAliveTimeoutMs, ' ms')}`,
     `tokens:       ${
       config.gatewayKeys.length === 0
         ? 'none (open: GET /chat/sse needs no token)'

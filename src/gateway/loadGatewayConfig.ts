@@ -39,6 +39,11 @@ export interface GatewayConfig {
    * the request goes upstream).
    */
   requestPolicy?: RequestPolicyConfig;
+  /**
+   * `CHATFLUX_ALLOW_SEVERAL_CHOICES=true`: `/chat/json`, `/chat/stream` and `/chat/sse` forward a request's `n` > 1
+   * (default false: 400, as the contract has one message, and the upstream would bill `n` answers to send the first).
+   */
+  allowSeveralChoices?: boolean;
   /** `CHATFLUX_HEADERS_TIMEOUT_MS`: the upstream's deadline for its response headers (default 600000). */
   headersTimeoutMs?: number;
   /** `CHATFLUX_MAX_ANSWER_CHARS`: the most a `/chat/json` answer may hold (default 16 Mi characters; `0`: no cap). */
@@ -55,6 +60,12 @@ export interface GatewayConfig {
    */
   emulatorScenarios?: boolean;
   /**
+   * `CHATFLUX_DEBUG_WORKER_HEADER=true`: with `CHATFLUX_WORKERS` > 1, each response says which worker served it in
+   * `X-Chatflux-Worker`: its node:cluster index (1, 2, …; a replaced worker gets the next), never its PID. Default
+   * false: no header, nothing about the processes reaches a client.
+   */
+  debugWorkerHeader?: boolean;
+  /**
    * `CHATFLUX_CORS_ORIGINS`, comma-separated origins (`https://app.example.com`) whose pages may call the gateway
    * from a browser (CORS, `GET /chat/sse` from their `EventSource`); default none: no cross-origin access.
    */
@@ -67,6 +78,11 @@ export interface GatewayConfig {
   tokenTtlMs?: number;
   /** `CHATFLUX_WRITE_STALL_TIMEOUT_MS`: a response whose client has not read for this long is ended, its upstream released (default 30000; `0`: none). */
   writeStallTimeoutMs?: number;
+  /**
+   * `CHATFLUX_KEEP_ALIVE_TIMEOUT_MS`: how long an idle client connection stays open, announced in `Keep-Alive:
+   * timeout=…` (default `GATEWAY_DEFAULTS.keepAliveTimeoutMs`, 65000: longer than a balancer's 60 s idle timeout).
+   */
+  keepAliveTimeoutMs?: number;
   /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
   maxConcurrentPerClient?: number;
   /**
@@ -195,6 +211,10 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   if (Object.keys(requestPolicy).length > 0) config.requestPolicy = requestPolicy;
   const emulatorScenarios = flag(env, 'CHATFLUX_EMULATOR_SCENARIOS');
   if (emulatorScenarios !== undefined) config.emulatorScenarios = emulatorScenarios;
+  const debugWorkerHeader = flag(env, 'CHATFLUX_DEBUG_WORKER_HEADER');
+  if (debugWorkerHeader !== undefined) config.debugWorkerHeader = debugWorkerHeader;
+  const allowSeveralChoices = flag(env, 'CHATFLUX_ALLOW_SEVERAL_CHOICES');
+  if (allowSeveralChoices !== undefined) config.allowSeveralChoices = allowSeveralChoices;
   const requireDone = flag(env, 'CHATFLUX_REQUIRE_DONE');
   if (requireDone !== undefined) config.requireDone = requireDone;
   if (baseUrl !== undefined) config.baseUrl = baseUrl;
@@ -212,6 +232,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     maxConcurrentPerClient: integer(env, 'CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 0, 1_000_000),
     bodyTimeoutMs: integer(env, 'CHATFLUX_BODY_TIMEOUT_MS', 0, 3_600_000),
     writeStallTimeoutMs: integer(env, 'CHATFLUX_WRITE_STALL_TIMEOUT_MS', 0, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'CHATFLUX_KEEP_ALIVE_TIMEOUT_MS', 1000, 3_600_000),
     tokenTtlMs: integer(env, 'CHATFLUX_TOKEN_TTL_MS', 1000, 86_400_000),
     shutdownGraceMs: integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000),
     emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),

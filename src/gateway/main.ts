@@ -4,15 +4,19 @@
  * down gracefully on SIGTERM / SIGINT: requests in flight get `CHATFLUX_SHUTDOWN_GRACE_MS` (10 s), then a 503 with
  * `Retry-After`, or the in-band `shutting_down` error frame on a stream already committed; then it exits 0.
  *
- * A bad setting, a port in use or a missing peer dependency: one line on stderr naming it, and exit code 1.
+ * `--help` prints the settings it would start with, `--version` its version, and it exits 0 (`answerCommandLine`).
+ * A bad setting, an unknown argument, a port in use or a missing peer dependency: one line on stderr naming it, and
+ * exit code 1.
  * Started by npm (`npx`, `npm start`), it also shuts down gracefully when the process that started it exits.
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, isConfigError } from '../core/errors.js';
+import { answerCommandLine } from './answerCommandLine.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
+import { onPrimaryExit } from './onPrimaryExit.js';
 import { resolveWorkerCount } from './resolveWorkerCount.js';
 import { runClusterPrimary } from './runClusterPrimary.js';
 
@@ -53,6 +57,8 @@ function holdEarlySignals(): () => void {
 }
 
 async function main(): Promise<void> {
+  const answer = answerCommandLine(process.argv.slice(2), process.env); // --help, --version: nothing starts
+  if (answer !== undefined) return void process.stdout.write(answer);
   const handOverSignals = holdEarlySignals();
   const config = loadGatewayConfig(process.env);
   const workers = resolveWorkerCount(process.env);
@@ -66,7 +72,8 @@ async function main(): Promise<void> {
     return handOverSignals();
   }
   const worker = cluster.isWorker;
-  const gateway = await startGateway(config, worker ? { responseHeaders: { 'X-Chatflux-Worker': String(process.pid) } } : {});
+  const workerId = worker && config.debugWorkerHeader === true ? cluster.worker?.id : undefined; // an index, never a PID
+  const gateway = await startGateway(config, workerId === undefined ? {} : { responseHeaders: { 'X-Chatflux-Worker': String(workerId) } });
   const graceMs = config.shutdownGraceMs ?? GATEWAY_DEFAULTS.shutdownGraceMs;
   if (!worker) process.stderr.write(`chatflux gateway listening on ${gateway.url} (open it in a browser)\n`);
   else process.send?.({ chatfluxListening: gateway.url });
@@ -87,8 +94,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   handOverSignals();
-  // A worker whose primary is gone (killed outright) shuts down rather than serve on, orphaned.
-  if (worker) process.on('disconnect', () => stop('primary exited'));
+  // A worker whose primary is gone (killed outright) shuts down gracefully rather than serve on, orphaned, or die at once.
+  if (worker) onPrimaryExit(stop);
   // `npx chatflux-gateway` runs it under npm's `sh -c`, which dies of the SIGTERM npm passes on without passing it
   // further: when the process that started it goes away, shut down as on SIGTERM rather than serve on, orphaned.
   if (process.env['npm_command'] !== undefined) {

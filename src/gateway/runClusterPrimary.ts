@@ -31,6 +31,8 @@ export interface ClusterPrimaryConfig {
  *    random `CHATFLUX_TOKEN_SECRET` when none is set, so that the workers accept each other's `EventSource` tokens).
  * 4. A worker that exits before it listens (a port in use, a bad setting) ends them all: exit 1. One that dies later,
  *    outside a shutdown, is replaced.
+ * 5. A primary killed outright (`kill -9`) forwards nothing: each worker then shuts down gracefully by itself
+ *    (`onPrimaryExit`: the grace, the `shutting_down` frames, its own log lines, exit 0).
  *
  * @param config - The number of workers, where to write, and what the workers' environment adds.
  */
@@ -45,7 +47,7 @@ export function runClusterPrimary(config: ClusterPrimaryConfig): void {
   const fork = (): Worker => {
     const worker = cluster.fork(config.workerEnv);
     live.add(worker);
-    // The worker says where its gateway listens (its 'listening' events include the in-process emulator's).
+    // The worker says where its gateway listens (a worker's 'listening' events are not only its gateway's).
     worker.on('message', (message: unknown) => {
       const url = (message as { chatfluxListening?: unknown } | null)?.chatfluxListening;
       if (typeof url !== 'string') return;

@@ -49,7 +49,7 @@ export interface StartGatewayOptions {
   logStream?: DestinationStream;
   /** Receives every route attempt and circuit-breaker transition of `config.routes` (for metrics). */
   onRouteEvent?: (event: ChatRouteEvent) => void;
-  /** Headers set on every response (a clustered worker names itself: `X-Chatflux-Worker: <pid>`). */
+  /** Headers set on every response (with `CHATFLUX_DEBUG_WORKER_HEADER`, a clustered worker names itself: `X-Chatflux-Worker: <index>`). */
   responseHeaders?: Readonly<Record<string, string>>;
 }
 
@@ -171,6 +171,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       log,
       onHeartbeat: telemetry.countHeartbeat,
       ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
+      ...(config.allowSeveralChoices === undefined ? {} : { allowSeveralChoices: config.allowSeveralChoices }),
     }),
   );
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));
@@ -181,6 +182,12 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     presetRequestFields(req, res);
     app(req, res);
   });
+  // Idle client connections outlive a balancer's (AWS ALB: 60 s), so that it never reuses one the gateway has just
+  // closed (a reset, a 502 to its client); Node announces it in `Keep-Alive: timeout=…`. The headers deadline stays
+  // above it (balancers' advice for Node), and the whole request's above that.
+  server.keepAliveTimeout = config.keepAliveTimeoutMs ?? GATEWAY_DEFAULTS.keepAliveTimeoutMs;
+  server.headersTimeout = server.keepAliveTimeout + 1000;
+  if (server.requestTimeout !== 0) server.requestTimeout = Math.max(server.requestTimeout, server.headersTimeout);
   const { responseHeaders } = options;
   if (responseHeaders !== undefined) {
     server.prependListener('request', (_req, res) => {

@@ -12,7 +12,9 @@ import { nodeRequest, rawResponse } from './chatflux.utilities.js';
  * Creates the controller of `ChatfluxModule` serving `POST {prefix}/chat/json`, `{prefix}/chat/stream` and
  * `{prefix}/chat/sse`, `GET {prefix}/chat/sse?q=…` (`EventSource`; `?token=…` in place of the key), with
  * `apiKeys` `POST {prefix}/chat/token` (without keys: 404, as the Express router), and OpenAI's
- * `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
+ * `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models` — or, when the prefix already ends in `v1`
+ * (`'v1'`, `'api/v1'`), `POST {prefix}/chat/completions` and `GET {prefix}/models`: where an OpenAI client whose base
+ * URL is `…/{prefix}` asks, never `/v1/v1/…`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
  * passthrough) and hands them to the serving core (`createChatEndpoints`, the Express router's too), so Nest adds
  * nothing to the wire: neither its 201 for POST nor its SSE plumbing.
  *
@@ -25,6 +27,9 @@ export function createChatController(prefix: string): Type<unknown> {
   const routeOf = (wire: ChatWireFormat): ChatRoute => ({
     answerBodyError: (request, response, error) => void endpoints?.post(wire, request, response, { error }),
   });
+
+  // OpenAI's endpoints live under a `v1` segment: the prefix's own, when it ends in one.
+  const openAi = /(?:^|\/)v1\/*$/i.test(prefix) ? '' : 'v1/';
 
   const completionsRoute: ChatRoute = {
     answerBodyError: (request, response, error) => void endpoints?.completions(request, response, { error }),
@@ -41,11 +46,11 @@ export function createChatController(prefix: string): Type<unknown> {
     ) {
       // The config's `signal` is merged into the shutdown's (see the providers).
       const { model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs } = config;
-      const { tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars } = config;
+      const { tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars, allowSeveralChoices } = config;
       this.endpoints = endpoints = createChatEndpoints({
         ...{ client, model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, shutdown },
         ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs },
-        ...{ tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars },
+        ...{ tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars, allowSeveralChoices },
       });
     }
 
@@ -84,7 +89,7 @@ export function createChatController(prefix: string): Type<unknown> {
       return this.endpoints.token(nodeRequest(request).req, rawResponse(response));
     }
 
-    @Post('v1/chat/completions')
+    @Post(`${openAi}chat/completions`)
     @HttpCode(200)
     @SetMetadata(CHAT_ROUTE, completionsRoute)
     completions(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
@@ -92,7 +97,7 @@ export function createChatController(prefix: string): Type<unknown> {
       return this.endpoints.completions(node, rawResponse(res), platform);
     }
 
-    @Get('v1/models')
+    @Get(`${openAi}models`)
     models(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
       return this.endpoints.models(nodeRequest(req).req, rawResponse(res));
     }

@@ -14,7 +14,11 @@ import type { ChatRequest } from '../core/schemas/index.js';
 export type ChatfluxRoutesConfig =
   | boolean
   | {
-      /** A path prefix such as `'api'` → `POST /api/chat/json`. */
+      /**
+       * A path prefix such as `'api'` → `POST /api/chat/json`, and OpenAI's `POST /api/v1/chat/completions`. A prefix
+       * that ends in `v1` holds OpenAI's endpoints itself: `'v1'` → `POST /v1/chat/json` and `POST /v1/chat/completions`
+       * (not `/v1/v1/…`), so that an OpenAI client's base URL is `…/v1`.
+       */
       prefix?: string;
     };
 
@@ -82,6 +86,11 @@ export interface ChatfluxModuleConfig {
   global?: boolean;
   /** The built-in controller: what clients may ask for (allowed models, caps, fields to strip); default everything. */
   requestPolicy?: RequestPolicyConfig;
+  /**
+   * The built-in controller: whether `/chat/json`, `/chat/stream` and `/chat/sse` forward a request's `n` > 1 (default
+   * false: 400, the contract has one message; see the router's `allowSeveralChoices`).
+   */
+  allowSeveralChoices?: boolean;
   /** The built-in controller: bounds checked before a body is validated; see `DEFAULT_REQUEST_LIMITS`. */
   requestLimits?: RequestLimitsConfig;
   /** The built-in controller: requests one client (its key, else its address) may have running; more get 429 (default 32; `0`: no limit). */

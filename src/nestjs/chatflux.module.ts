@@ -27,7 +27,8 @@ const controllersFor = (routes: ChatfluxRoutesConfig | undefined): Array<Type<un
  * 1. `forRoot(config)` takes the config as a value; `forRootAsync({ useFactory, inject, imports })` builds it
  *    through DI.
  * 2. `routes: true` or `routes: { prefix }` registers the controller; its path prefix is fixed when the module is
- *    declared.
+ *    declared. OpenAI's endpoints are under `{prefix}/v1/`, or under the prefix itself when it ends in `v1`
+ *    (`{ prefix: 'v1' }`: `POST /v1/chat/json` and `POST /v1/chat/completions`).
  * 3. With Nest's default body parser (Express platform), a body it refuses on a chatflux route is answered in the
  *    route's error format with the router's status, the key checked first (see `answerBodyParserErrors`). With
  *    `bodyParser: false` the module parses the body itself, under its own `bodyLimit`, after the key check.

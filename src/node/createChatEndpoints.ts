@@ -20,7 +20,7 @@ import { openAiModelList } from './openAiModelList.js';
 import { sendJson } from './sendJson.js';
 import { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
-import { assertCompletionsRequest } from './assertCompletionsRequest.js';
+import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { readChatQuery } from './readChatQuery.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
@@ -99,6 +99,14 @@ export interface ChatEndpointsConfig {
   secrets?: readonly string[];
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
   signal?: AbortSignal;
+  /**
+   * Whether `/chat/json`, `/chat/stream` and `/chat/sse` forward a request's `n` > 1 (default `false`: 400
+   * `invalid_request`, saying why). The contract has one message: the upstream generates — and bills — `n` answers, and
+   * the client gets the first (`toOutput`, `toOutputChunks`). Allow it only for an upstream whose other choices you
+   * want paid for anyway (cap it with `requestPolicy.maxN`). OpenAI's `POST /v1/chat/completions` refuses `n` > 1
+   * whatever this says.
+   */
+  allowSeveralChoices?: boolean;
   /** What clients may ask for: allowed models, caps on `max_tokens` / `max_completion_tokens` and `n`, fields to strip (default: everything, forwarded intact). */
   requestPolicy?: RequestPolicyConfig;
   /**
@@ -198,7 +206,7 @@ const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessa
  *
  * ```text
  * request ─► shutting down? 503 ─► key? 401 ─► client under its limit? 429 ─► application/json? 415 ─► body (readJsonBody) 413/400/415
- *         ─► parseChatRequest 400 ─► CHAT_WIRES[wire].call(client) ─► CHAT_WIRES[wire].send(res) ─► log entry
+ *         ─► parseChatRequest 400 ─► n > 1? 400 ─► CHAT_WIRES[wire].call(client) ─► CHAT_WIRES[wire].send(res) ─► log entry
  * ```
  *
  * 1. Every refusal is an error of the writer's source, so it is written by the same writer as the answer: a real
@@ -320,14 +328,14 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   };
 
   return {
-    post: (wire, req, res, platform) => serve(wire, req, res, () => readPost(req, res, platform)),
+    post: (wire, req, res, platform) => serve(wire, req, res, async () => settings.checkChoices(await readPost(req, res, platform))),
     completions: (req, res, platform) => {
       const started = performance.now();
       // The wire depends on the body's `stream`: the checks run first, then the request (or its refusal, in OpenAI's
       // error body) is served by the wire's writer, as `post` serves it.
       const checked = (async () => {
         if (shutdown?.isDraining === true) throw new ShutdownError();
-        return assertCompletionsRequest(await readPost(req, res, platform));
+        return assertOneChoice(await readPost(req, res, platform));
       })();
       const written = checked.then(
         (request) => serve(request.stream === true ? 'openai-sse' : 'openai', req, res, () => request, started, false),
@@ -360,7 +368,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
           const custom = config.clientKey;
           admit(req, res, settings.tokenClient(token, custom === undefined ? undefined : () => custom(req)));
         }
-        return readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig);
+        return settings.checkChoices(readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig));
       });
     },
     token: (req, res) => {

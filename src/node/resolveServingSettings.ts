@@ -4,6 +4,8 @@ import { durationMs } from '../core/durationMs.js';
 import type { ParseChatRequestConfig } from '../core/ParseChatRequestConfig.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
+import type { ChatRequest } from '../core/schemas/index.js';
+import { assertOneChoice } from './assertOneChoice.js';
 import type { ChatEndpointsConfig } from './createChatEndpoints.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { authorizeBearer } from './authorizeBearer.js';
@@ -27,6 +29,7 @@ export type ServingSettingsConfig = Pick<
   | 'requestLimits'
   | 'requestPolicy'
   | 'maxConcurrentPerClient'
+  | 'allowSeveralChoices'
 >;
 
 /** The serving options with their defaults applied, checked, and the per-endpoints state built from them. */
@@ -49,6 +52,13 @@ export interface ServingSettings {
   readonly secrets: readonly string[];
   /** What `parseChatRequest` checks: the resolved request limits and the checked request policy. */
   readonly parseConfig: ParseChatRequestConfig;
+  /**
+   * The chat endpoints' check of `n` after the schema: `assertOneChoice` (400 for `n` > 1), unless
+   * `allowSeveralChoices`. OpenAI's endpoint calls `assertOneChoice` itself, always.
+   *
+   * @throws RequestError `invalid_request` (400) for `n` > 1 when several choices are not allowed.
+   */
+  checkChoices(request: ChatRequest): ChatRequest;
   /** The signer of `POST /chat/token`'s tokens; `undefined` without keys (no tokens then). */
   readonly tokens: SseTokens | undefined;
   /**
@@ -134,6 +144,7 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
     secrets,
     parseConfig,
     tokens,
+    checkChoices: config.allowSeveralChoices === true ? (request) => request : assertOneChoice,
     admit(client) {
       const release = limiter.tryAcquire(client);
       if (release === undefined) {

@@ -35,7 +35,13 @@ export interface ToOutputConfig extends ToOutputChunksConfig {
  *    reasoning, from `reasoning_content`, `reasoning` or `thinking` parts), `message.refusal` (a refusal, instead of
  *    content), `message.tool_calls` (assembled, ids verbatim), `finish_reason`, `usage` (counted once: top level,
  *    `x_groq.usage` or the choice's own), `usage_missing` (usage was asked for and never came).
- * 4. n > 1: only the choice `config.choice` (default 0) is kept, as in {@link toOutputChunks}.
+ * 4. Several choices (a request with `n` > 1): the answer is one choice, `config.choice` (default 0), as in
+ *    {@link toOutputChunks}: its text, reasoning, tool calls and finish reason. The other choices' chunks are read and
+ *    dropped — the upstream generated, and bills, every one of them — and `usage`, when the provider reports it for
+ *    the whole response (OpenAI's last chunk), counts all their tokens. No error says so: the contract has one message.
+ *    To keep every choice, use {@link accumulateDeltas} (all choices, by index), or one `toOutput({ choice: i })` per
+ *    choice over a shared source; to pay for one, ask for `n: 1` (the chat endpoints refuse `n` > 1 unless the server
+ *    sets `allowSeveralChoices`).
  * 5. Errors: `finish_reason: insufficient_system_resource` → {@link AnswerFailedError} at once; a source that
  *    completes without any chunk → {@link StreamProtocolError} `stream_incomplete`; source errors pass through (a
  *    stream cut before `[DONE]` is `decodeChunk`'s error).
@@ -49,7 +55,7 @@ export interface ToOutputConfig extends ToOutputChunksConfig {
  * answer.subscribe((output) => res.json(output));
  * ```
  *
- * @param config - `choice`: the choice to keep when n > 1; `maxAnswerChars`: the cap of the answer.
+ * @param config - `choice`: the choice to keep when n > 1 (default 0); `maxAnswerChars`: the cap of the answer.
  * @returns An operator from upstream chunks to one `LlmClientOutput`.
  * @throws ConfigError when `config.choice` or `config.maxAnswerChars` is not a non-negative integer.
  */

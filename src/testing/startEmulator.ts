@@ -158,10 +158,13 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
  *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
  *    uncut answer; its `max_tokens` counts the tokens it generates (the prefix is prompt). `reject-prefill` refuses such
- *    a request with a 400 instead. The scenario's `prefill=…` says which
- *    prefill the provider takes (`prefix`, `partial`, `assistant`, `none`); a trailing assistant message it does not
- *    take is history, as a real provider treats it: the model answers afresh — the answer starts again, with the same
- *    opening and other words (never the continuation it was asked for).
+ *    a request with a 400 instead. The scenario's `prefill=…` says which prefill the provider takes (`prefix`,
+ *    `partial`, `assistant`, `none`); a trailing assistant message it does not take is history, as a real provider
+ *    treats it: the model answers afresh — the answer starts again, with the same opening and other words (never the
+ *    continuation it was asked for).
+ * 10. The emulator belongs to the process that starts it: in a node:cluster worker it listens on a port of its own
+ *    (`exclusive`), not on one the primary shares out among the workers, whose connections would then reach the other
+ *    workers' emulators (and end when one of those shuts down).
  *
  * ## Example
  * ```ts
@@ -418,7 +421,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port ?? 0, config.host ?? '127.0.0.1', () => resolve());
+    server.listen({ port: config.port ?? 0, host: config.host ?? '127.0.0.1', exclusive: true }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host ?? '127.0.0.1';

@@ -5,7 +5,7 @@ import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { acceptsRestart, ACCEPT_RESTART_HEADER } from '../node/acceptsRestart.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
-import { assertCompletionsRequest } from '../node/assertCompletionsRequest.js';
+import { assertOneChoice } from '../node/assertOneChoice.js';
 import { authorizeBearer } from '../node/authorizeBearer.js';
 import { bearerClientKey } from '../node/bearerClientKey.js';
 import { finishedReconnect } from '../node/finishedReconnect.js';
@@ -35,7 +35,7 @@ const defaultClientKey = (request: Request, byKey: boolean): string =>
  *
  * ```text
  * request ─► key? 401 ─► client under its limit? 429 ─► application/json? 415 ─► body (readRequestJson) 413/400/415
- *         ─► parseChatRequest 400 ─► CHAT_WIRES[wire].call(client) ─► toResponse(…, wire)
+ *         ─► parseChatRequest 400 ─► n > 1? 400 ─► CHAT_WIRES[wire].call(client) ─► toResponse(…, wire)
  * ```
  *
  * 1. Each request gets its own demand gate, shared by the client (the upstream read) and the body (the client's pulls).
@@ -169,7 +169,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       // GET /chat/sse is an EventSource's: its wire's final frame tells it not to reconnect.
       return serve(query ? 'eventsource' : wire, request, async (admit) => {
         admit(authorize(request, wire));
-        return query ? readQuery(request) : readPost(request);
+        return settings.checkChoices(query ? readQuery(request) : await readPost(request));
       });
     };
   const token: WebHandler = async (request) => {
@@ -191,7 +191,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     try {
       authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
       release = settings.admit(clientKey(request));
-      chatRequest = assertCompletionsRequest(await readPost(request));
+      chatRequest = assertOneChoice(await readPost(request));
     } catch (error) {
       return serve('openai', request, () => Promise.reject(error), started, release); // the refusal: no model logged
     }

@@ -8,6 +8,7 @@ import { lastValueFrom, type Observable } from 'rxjs';
 import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
 import { isAbortedError, isConfigError, isTimeoutError, type CapacityError, type StreamProtocolError } from '../../src/core/errors';
 import { toErrorResponse } from '../../src/core/toErrorResponse';
+import { promptBound } from '../helpers/promptBound';
 import { startServer, type TestServer } from '../helpers/startServer';
 
 const MESSAGES = [{ role: 'user' as const, content: 'hi' }];
@@ -52,7 +53,7 @@ describe('createChatClient capacity', () => {
     while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 10)); // both connections busy
     const started = performance.now();
     const error = (await failure(client.json({ messages: MESSAGES }))) as CapacityError;
-    expect(performance.now() - started).toBeLessThan(3000); // 0.2 s wait, generous margin
+    expect(performance.now() - started).toBeLessThan(promptBound(3000)); // 0.2 s wait, generous margin
     expect(error).toMatchObject({ name: 'CapacityError', code: 'upstream_busy', retryAfterSeconds: 1 });
     expect(toErrorResponse(error)).toMatchObject({ status: 503, body: { type: 'server_error', code: 'upstream_busy' }, retryAfterSeconds: 1 });
     expect(server.requests).toHaveLength(2); // the third never reached the upstream
@@ -80,7 +81,7 @@ describe('createChatClient capacity', () => {
     setTimeout(() => controller.abort(), 50);
     const started = performance.now();
     expect(isAbortedError(await waiting)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(performance.now() - started).toBeLessThan(promptBound(2000));
     hold.unsubscribe();
   });
 
@@ -118,6 +119,6 @@ describe('createChatClient capacity', () => {
     const started = performance.now();
     const error = await failure(client.json({ messages: [{ role: 'user', content: 'hold' }] }));
     expect(isTimeoutError(error) && error.phase === 'total' && error.timeoutMs === 300).toBe(true);
-    expect(performance.now() - started).toBeLessThan(3000);
+    expect(performance.now() - started).toBeLessThan(promptBound(3000));
   });
 });

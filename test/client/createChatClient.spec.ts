@@ -15,6 +15,7 @@ import {
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../../src/client/createChatClient';
 import { DEFAULT_TIMEOUTS } from '../../src/source/defaultTimeouts';
 import { PROVIDERS } from '../../src/client/providers';
+import { promptBound } from '../helpers/promptBound';
 import { startServer, type TestServer } from '../helpers/startServer';
 
 const KEY = 'sk-live-supersecret-0123456789';
@@ -379,7 +380,7 @@ describe('createChatClient', () => {
       });
       await lastValueFrom(make().stream({ messages: MESSAGES }).pipe(take(3)));
       const at = Date.now();
-      expect((await socketClosedAt) - at).toBeLessThan(1000);
+      expect((await socketClosedAt) - at).toBeLessThan(promptBound(1000));
     });
 
     it('an AbortSignal aborts the request and is not retried', async () => {
@@ -407,7 +408,7 @@ describe('createChatClient', () => {
         setTimeout(() => controller.abort(), 100);
         const error = await seen;
         expect(isAbortedError(error)).toBe(true);
-        expect(Date.now() - started).toBeLessThan(2000);
+        expect(Date.now() - started).toBeLessThan(promptBound(2000));
         await delay(20);
         expect(server.requests.length - before).toBe(1);
         await c.close();
@@ -441,7 +442,7 @@ describe('createChatClient', () => {
       const started = Date.now();
       await slow.close(200);
       expect(Date.now() - started).toBeGreaterThanOrEqual(150);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(Date.now() - started).toBeLessThan(promptBound(2_000));
       const error = await cut; // cut by our own close: not retried, and it says why
       expect(isConfigError(error)).toBe(true);
       expect((error as Error).message).toMatch(/connection pool .* was closed or destroyed/);

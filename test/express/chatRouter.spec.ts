@@ -5,6 +5,7 @@ import express from 'express';
 import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
 import { chatRouter, type ChatRequestLog, type ChatRouterConfig } from '../../src/express/chatRouter';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { promptBound } from '../helpers/promptBound';
 import { controlledRequest, rawRequest } from '../helpers/rawRequest';
 import { sleep, waitFor } from '../helpers/streamSources';
 import {
@@ -114,7 +115,7 @@ describe('chatRouter', () => {
     });
     const upstream = await emulator.waitForRequest((r) => r.seq > before);
     await upstream.closed;
-    expect(performance.now() - disconnectedAt).toBeLessThan(1000);
+    expect(performance.now() - disconnectedAt).toBeLessThan(promptBound(1000));
     expect(upstream.closedEarly).toBe(true);
     expect(upstream.completed).toBe(false);
     await waitFor(() => logs.length === 1);

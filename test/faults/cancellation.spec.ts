@@ -3,6 +3,7 @@
  * upstream's headers, during a retry's back-off, mid-answer of /chat/json — ends the upstream request at once, and
  * no further attempt is made for it.
  */
+import { promptBound } from '../helpers/promptBound';
 import { rawRequest } from '../helpers/rawRequest';
 import type { Endpoint } from '../helpers/wireAssertions';
 import type { EmulatorRequest } from '../../src/testing/startEmulator';
@@ -29,9 +30,10 @@ const tagOf = (r: EmulatorRequest): string | undefined =>
 const attemptsOf = (tag: string): EmulatorRequest[] => gw.emulator.requests.filter((r) => tagOf(r) === tag);
 
 /**
- * How soon the upstream must see a client's cancel. DESIGN.md asks for tens of milliseconds; 300 ms leaves room for
- * a loaded 2-core CI machine (client, gateway and emulator share one event loop here) and still fails a gateway that
- * waits for a timeout, a retry back-off or the next upstream chunk (the scenarios below pace at 50 ms at most).
+ * How soon the upstream must see a client's cancel on an idle machine. DESIGN.md asks for tens of milliseconds; 300 ms
+ * leaves room (client, gateway and emulator share one event loop here) and still fails a gateway that waits for a
+ * timeout, a retry back-off or the next upstream chunk (the scenarios below pace at 50 ms at most). On a machine busy
+ * with other work, the bound grows with a baseline taken in the same test (`promptBound`).
  */
 const CLOSE_LATENCY_MS = 300;
 
@@ -61,7 +63,7 @@ async function disconnectDuring(endpoint: Endpoint, scenario: string, afterMs: n
   // Listen before aborting, so the close is timed when it happens, not when the test gets round to looking.
   const closeLatencyMs = Promise.race([
     upstream.closed.then(() => performance.now() - abortedAt),
-    new Promise<number>((resolve) => (timer = setTimeout(resolve, 2000, Number.POSITIVE_INFINITY))),
+    new Promise<number>((resolve) => (timer = setTimeout(resolve, 10_000, Number.POSITIVE_INFINITY))),
   ]).finally(() => clearTimeout(timer));
   abortedAt = performance.now();
   client.abort();
@@ -74,19 +76,19 @@ async function disconnectDuring(endpoint: Endpoint, scenario: string, afterMs: n
 describe.each(ENDPOINTS)('a client disconnecting from %s', (endpoint) => {
   it(`during the upstream keep-alive queue ends the upstream request within ${CLOSE_LATENCY_MS} ms`, async () => {
     const { upstream, closeLatencyMs } = await disconnectDuring(endpoint, 'queue=10000;keep-alive=50', 200);
-    expect(await closeLatencyMs).toBeLessThanOrEqual(CLOSE_LATENCY_MS);
+    expect(await closeLatencyMs).toBeLessThanOrEqual(promptBound(CLOSE_LATENCY_MS));
     expect(upstream.closedEarly).toBe(true);
   });
 
   it(`before the upstream sent its headers ends the upstream request within ${CLOSE_LATENCY_MS} ms`, async () => {
     const { upstream, closeLatencyMs } = await disconnectDuring(endpoint, 'headers-delay=10000', 200);
-    expect(await closeLatencyMs).toBeLessThanOrEqual(CLOSE_LATENCY_MS);
+    expect(await closeLatencyMs).toBeLessThanOrEqual(promptBound(CLOSE_LATENCY_MS));
     expect(upstream.closedEarly).toBe(true);
   });
 
   it(`mid-answer of a slow upstream ends the upstream request within ${CLOSE_LATENCY_MS} ms`, async () => {
     const { upstream, closeLatencyMs } = await disconnectDuring(endpoint, 'pace=50;tokens=200', 300);
-    expect(await closeLatencyMs).toBeLessThanOrEqual(CLOSE_LATENCY_MS);
+    expect(await closeLatencyMs).toBeLessThanOrEqual(promptBound(CLOSE_LATENCY_MS));
     expect(upstream.closedEarly).toBe(true);
     expect(upstream.completed).toBe(false);
   });

@@ -4,6 +4,7 @@
  * deadline, a request that finds every upstream connection busy gets a clear 503 instead of a silent queue, and one
  * client cannot run more than its share of requests.
  */
+import { promptBound } from '../helpers/promptBound';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest';
 import { expectErrorBeforeCommit, expectJsonAnswer, expectNdjsonAnswer } from '../helpers/wireAssertions';
 import { AUTH, GATEWAY_KEYS, startFaultGateway, type FaultGateway } from './startFaultGateway';
@@ -62,7 +63,7 @@ describe('CHATFLUX_JSON_TIMEOUT_MS: the deadline of a whole /chat/json request',
   it('a slower answer is a 504 timeout at the deadline, and the upstream request is aborted', async () => {
     const started = performance.now();
     const res = await post(gw, '/chat/json', 'tokens=200;pace=50', { content: 'slow json' });
-    expect(performance.now() - started).toBeLessThan(5000); // 10 s of answer; the deadline is 0.5 s
+    expect(performance.now() - started).toBeLessThan(promptBound(5000)); // 10 s of answer; the deadline is 0.5 s
     expectErrorBeforeCommit(res, '/chat/json', 504, 'timeout');
     const upstream = upstreamOf(gw, 'slow json');
     await upstream?.closed;
@@ -92,7 +93,7 @@ describe('CHATFLUX_UPSTREAM_CONNECTIONS and CHATFLUX_CONNECTION_WAIT_MS: no sile
     await until(() => upstreamOf(gw, 'held 1') !== undefined && upstreamOf(gw, 'held 2') !== undefined);
     const started = performance.now();
     const refused = await post(gw, '/chat/stream', '', { content: 'refused' });
-    expect(performance.now() - started).toBeLessThan(3000); // the wait is 0.3 s; it was a silent queue
+    expect(performance.now() - started).toBeLessThan(promptBound(3000)); // the wait is 0.3 s; it was a silent queue
     const error = expectErrorBeforeCommit(refused, '/chat/stream', 503, 'upstream_busy');
     expect(error.message).toMatch(/all 2 connections stayed in use for 300 ms/);
     expect(refused.headers['retry-after']).toBe('1');

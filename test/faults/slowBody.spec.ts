@@ -5,6 +5,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { AUTH, startFaultGateway, type FaultGateway } from './startFaultGateway';
+import { promptBound } from '../helpers/promptBound';
 
 let gw: FaultGateway;
 let port: number;
@@ -63,8 +64,8 @@ describe('slow request bodies', () => {
 
   it('a body trickling behind a refused key gets its 401 at once and its connection is cut', async () => {
     const t = trickle('/chat/sse', {}, 5000);
-    expect(await t.firstByteMs).toBeLessThan(1000);
-    expect(await t.closedMs).toBeLessThan(4000);
+    expect(await t.firstByteMs).toBeLessThan(promptBound(1000));
+    expect(await t.closedMs).toBeLessThan(promptBound(4000));
     const response = await t.response;
     expect(response).toMatch(/^HTTP\/1\.1 401 /);
     expect(response).toMatch(/www-authenticate: Bearer/i);
@@ -73,8 +74,8 @@ describe('slow request bodies', () => {
 
   it('a body over the limit by its Content-Length is a 413 at once, and its connection is cut', async () => {
     const t = trickle('/chat/json', AUTH, 5_000_000);
-    expect(await t.firstByteMs).toBeLessThan(1000);
-    expect(await t.closedMs).toBeLessThan(4000);
+    expect(await t.firstByteMs).toBeLessThan(promptBound(1000));
+    expect(await t.closedMs).toBeLessThan(promptBound(4000));
     expect(await t.response).toMatch(/^HTTP\/1\.1 413 [\s\S]*"code":"payload_too_large"/);
   });
 

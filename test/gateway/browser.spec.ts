@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { promptBound } from '../helpers/promptBound';
 import { rawRequest } from '../helpers/rawRequest';
 import { startRetryStrippingProxy, type RetryStrippingProxy } from '../helpers/startRetryStrippingProxy';
 import { waitFor } from '../helpers/streamSources';
@@ -111,7 +112,7 @@ describe('the demo page in a real browser (chromium via playwright-core)', () =>
     const stoppedAt = Date.now();
     await page.waitForFunction(() => document.getElementById('status')?.textContent === 'stopped');
     await upstream.closed;
-    expect(Date.now() - stoppedAt).toBeLessThan(2000);
+    expect(Date.now() - stoppedAt).toBeLessThan(promptBound(2000));
     expect(upstream.closedEarly).toBe(true);
     expect(upstream.completed).toBe(false);
     const length = (await text('answer')).length;

@@ -66,6 +66,32 @@ describe('cross-origin policy', () => {
     expect(String(post.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)).toContain('retry-after');
   });
 
+  it('every response says Vary: Origin, whatever the Origin (allowed, refused, absent): a shared cache keeps them apart', async () => {
+    const body = { messages: [{ role: 'user', content: 'hi' }] };
+    const preflight = { 'Access-Control-Request-Method': 'POST' };
+    const cases: Array<[string, string, Parameters<typeof rawRequest>[1]]> = [];
+    for (const [who, origin] of [['allowed', { Origin: ALLOWED }], ['refused', { Origin: EVIL }], ['absent', {}]] as const) {
+      cases.push(
+        [who, '/chat/json', { body, headers: origin }],
+        [who, '/chat/sse', { headers: origin }],
+        [who, '/chat/sse', { method: 'OPTIONS', headers: { ...origin, ...preflight } }],
+        [who, '/chat/sse', { headers: { ...origin, 'Sec-Fetch-Site': 'cross-site' } }], // the 403, unless allowed
+        [who, '/v1/models', { headers: origin }],
+        [who, '/healthz', { headers: origin }],
+        [who, '/no-such-path', { headers: origin }],
+      );
+    }
+    const seen = await Promise.all(
+      cases.map(async ([who, path, options]) => {
+        const res = await rawRequest(`${gateway.url}${path}`, options);
+        const vary = String(res.headers['vary'] ?? '').toLowerCase().split(/\s*,\s*/);
+        return `${who} ${options?.method ?? (options?.body === undefined ? 'GET' : 'POST')} ${path} ${res.status}: ${vary.includes('origin') ? 'Vary: Origin' : 'no Vary: Origin'}`;
+      }),
+    );
+    expect(seen.filter((line) => !line.endsWith(': Vary: Origin'))).toEqual([]);
+    expect(seen.some((line) => line.startsWith('refused GET /chat/sse 403'))).toBe(true);
+  });
+
   it('by default no origin is allowed', async () => {
     const plain = await startGateway({ ...loadGatewayConfig({ CHATFLUX_BASE_URL: emulator.url }), port: 0 }, { log: () => undefined });
     try {

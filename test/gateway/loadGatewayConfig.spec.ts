@@ -100,6 +100,12 @@ describe('loadGatewayConfig', () => {
     expect(loadGatewayConfig({})).not.toHaveProperty('requestPolicy');
   });
 
+  it('names the worker in a header only when CHATFLUX_DEBUG_WORKER_HEADER asks for it', () => {
+    expect(loadGatewayConfig({})).not.toHaveProperty('debugWorkerHeader');
+    expect(loadGatewayConfig({ CHATFLUX_DEBUG_WORKER_HEADER: 'true' }).debugWorkerHeader).toBe(true);
+    expect(() => loadGatewayConfig({ CHATFLUX_DEBUG_WORKER_HEADER: 'pid' })).toThrow(/CHATFLUX_DEBUG_WORKER_HEADER must be true or false/);
+  });
+
   it('a base URL alone means openai-compatible', () => {
     expect(loadGatewayConfig({ CHATFLUX_BASE_URL: 'http://localhost:8000/v1' }).provider).toBe('openai-compatible');
   });

@@ -7,41 +7,15 @@
  * Also: a port in use and a bad setting are one line naming it, and exit code 1.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { portRefuses, startProgram } from '../helpers/gatewayProgram';
+import { alive, portRefuses, processTree, startProgram } from '../helpers/gatewayProgram';
 import { installFrameworkProjects } from '../helpers/installFrameworkProjects';
 import { packedTarball, ROOT, runDir, userEnv } from '../helpers/packedPackage';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest';
 import { waitFor } from '../helpers/streamSources';
 import { expectErrorAfterCommit } from '../helpers/wireAssertions';
-
-/** Every process whose parent chain leads to `root` (from /proc), `root` included. */
-function processTree(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid);
-  return tree;
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); // a zombie has exited
-  } catch {
-    return false;
-  }
-};
 
 /** A long streaming answer (the built-in emulator's scenario in the model name), resolved when the stream ends. */
 function longStream(url: string, endpoint: '/chat/stream' | '/chat/sse'): { received: () => string; done: Promise<RawResponse> } {

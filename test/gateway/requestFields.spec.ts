@@ -1,3 +1,4 @@
+import { describeGatewayConfig } from '../../src/gateway/describeGatewayConfig';
 import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
 import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
@@ -29,7 +30,26 @@ describe('gateway: every request field reaches the provider', () => {
   afterAll(async () => emulator.close());
 
   it('seed, n, thinking, tools, a tool result, reasoning_content, images, prefix and unknown fields arrive intact, on every endpoint', async () => {
-    await expectForwardedIntact((await start()).url, emulator, 'gateway');
+    await expectForwardedIntact((await start({ CHATFLUX_ALLOW_SEVERAL_CHOICES: 'true' })).url, emulator, 'gateway'); // n: 2 among them
+  });
+
+  it('n > 1 is refused unless CHATFLUX_ALLOW_SEVERAL_CHOICES=true: the contract has one message, the upstream would bill n', async () => {
+    const ask = async (gateway: RunningGateway) =>
+      rawRequest(`${gateway.url}/chat/json`, { body: { messages: [{ role: 'user', content: 'choices' }], n: 4, user: gateway.url } });
+    const refusing = await start();
+    const before = emulator.requests.length;
+    expect(expectErrorBeforeCommit(await ask(refusing), '/chat/json', 400, 'invalid_request').message).toMatch(
+      /^invalid request body: n: this endpoint answers one choice, got n = 4 \(the upstream would generate 4 answers/,
+    );
+    expect(emulator.requests.length).toBe(before);
+    const allowing = await start({ CHATFLUX_ALLOW_SEVERAL_CHOICES: 'true' });
+    expectJsonAnswer(await ask(allowing));
+    expect((await emulator.waitForRequest((r) => (r.body as { user?: unknown }).user === allowing.url)).body).toMatchObject({ n: 4 });
+    expect(describeGatewayConfig(loadGatewayConfig({}))).toContain('choices:      n > 1 refused on /chat/* (default)');
+    expect(describeGatewayConfig(loadGatewayConfig({ CHATFLUX_ALLOW_SEVERAL_CHOICES: 'true' }))).toContain(
+      'choices:      n > 1 forwarded on /chat/* (only the first choice is answered)',
+    );
+    expect(() => loadGatewayConfig({ CHATFLUX_ALLOW_SEVERAL_CHOICES: 'yes' })).toThrow(/CHATFLUX_ALLOW_SEVERAL_CHOICES must be true or false/);
   });
 
   it('the operator restricts with CHATFLUX_ALLOWED_MODELS, CHATFLUX_MAX_TOKENS, CHATFLUX_MAX_N, CHATFLUX_STRIP_FIELDS', async () => {

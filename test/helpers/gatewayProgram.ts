@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { ROOT, userEnv } from './packedPackage';
 import { waitFor } from './streamSources';
@@ -58,3 +59,30 @@ export const portRefuses = (port: number): Promise<boolean> =>
     socket.once('connect', () => (socket.destroy(), resolve(false)));
     socket.once('error', () => resolve(true));
   });
+
+/** Every process whose parent chain leads to `root` (from /proc), `root` included. */
+export function processTree(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid);
+  return tree;
+}
+
+/** Whether process `pid` still runs (a zombie, exited but not yet reaped, does not). */
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); // a zombie has exited
+  } catch {
+    return false;
+  }
+};

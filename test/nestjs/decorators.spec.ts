@@ -201,6 +201,9 @@ describe('ChatfluxModule.forRootAsync', () => {
     const chunks = expectSseAnswer(await rawRequest(`${nest.url}/api/chat/sse`, { body: ask(), headers: keepAlive }));
     expect(contentOf(chunks).length).toBeGreaterThan(0);
     expect((await rawRequest(`${nest.url}/chat/sse`, { body: ask() })).status).toBe(404);
+    // OpenAI's under the prefix's own `v1` (a prefix that ends in `v1` holds them itself: the README's snippet)
+    expect((await rawRequest(`${nest.url}/api/v1/models`)).status).toBe(200);
+    expect((await rawRequest(`${nest.url}/api/models`)).status).toBe(404);
   });
 
   it('closes the client it created when the application closes', async () => {

@@ -32,4 +32,12 @@ describe('examples/nestjs', () => {
     expect(text.map((line) => line.text).join('')).toBe(json.message.content);
     expect(expectJsonAnswer(await rawRequest(`${nest.url}/assistant/answer`, { body, headers }))).toEqual(json);
   });
+
+  it("serves OpenAI's endpoint at /v1/chat/completions (an OpenAI client's base URL …/v1), not /v1/v1/", async () => {
+    const json = expectJsonAnswer(await rawRequest(`${nest.url}/v1/chat/json`, { body, headers }));
+    const res = await rawRequest(`${nest.url}/v1/chat/completions`, { body, headers });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: json.message.content } }] });
+    expect((await rawRequest(`${nest.url}/v1/v1/chat/completions`, { body, headers })).status).toBe(404);
+  });
 });

@@ -12,7 +12,7 @@ describe('ChatfluxModule routes: every request field reaches the provider', () =
     emulator = await startEmulator({ dialect: 'deepseek', seed: 5 });
     const client = { baseUrl: emulator.url, model: 'deepseek-chat', retry: false as const };
     nest = await startNestApp({
-      imports: [ChatfluxModule.forRoot({ client, routes: true, requestPolicy: { maxN: 2 } })],
+      imports: [ChatfluxModule.forRoot({ client, routes: true, requestPolicy: { maxN: 2 }, allowSeveralChoices: true })],
     });
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { ShutdownError, isShutdownError } from '../../src/core/errors';
 import { createGracefulShutdown } from '../../src/node/createGracefulShutdown';
+import { promptBound } from '../helpers/promptBound';
 
 const later = <T>(ms: number, value: T): Promise<T> => new Promise((resolve) => setTimeout(() => resolve(value), ms));
 
@@ -13,7 +14,7 @@ describe('createGracefulShutdown', () => {
     expect(shutdown.isDraining).toBe(true);
     expect(shutdown.drain(5_000)).toBe(drained); // once
     await drained;
-    expect(Date.now() - started).toBeLessThan(2_000); // did not wait out the grace
+    expect(Date.now() - started).toBeLessThan(promptBound(2_000)); // did not wait out the grace
     expect(isShutdownError(shutdown.signal.reason)).toBe(true);
   });
 
@@ -35,7 +36,7 @@ describe('createGracefulShutdown', () => {
     const took = Date.now() - started;
     expect(reasons).toEqual([reason]);
     expect(took).toBeGreaterThanOrEqual(90);
-    expect(took).toBeLessThan(3_000); // 100 ms grace + at most 1 s for the stuck one, with a generous margin
+    expect(took).toBeLessThan(promptBound(3_000)); // 100 ms grace + at most 1 s for the stuck one, with a generous margin
   });
 
   it('merges an outer signal, and forgets responses that failed', async () => {

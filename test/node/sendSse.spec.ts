@@ -8,6 +8,7 @@ import type { WriteOutcome } from '../../src/node/WriteOutcome';
 import { serverSentEvent } from '../../src/core/serverSentEvent';
 import { createChatClient } from '../../src/client/createChatClient';
 import { createDemandGate } from '../../src/core/createDemandGate';
+import { promptBound } from '../helpers/promptBound';
 import { controlledRequest, rawRequest } from '../helpers/rawRequest';
 import { startServer, type TestServer } from '../helpers/startServer';
 import { chunk, sleep, waitFor } from '../helpers/streamSources';
@@ -190,7 +191,7 @@ describe('sendSse', () => {
       const destroyedAt = performance.now();
       reader.destroy();
       await waitFor(() => upstreamClosedAt > 0 && outcomes.length === 1, 3000);
-      expect(upstreamClosedAt - destroyedAt).toBeLessThan(1000);
+      expect(upstreamClosedAt - destroyedAt).toBeLessThan(promptBound(1000));
       expect(outcomes[0]).toMatchObject({ result: 'disconnected', committed: true });
       expect(demand.isOpen).toBe(true);
     } finally {

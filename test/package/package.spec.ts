@@ -204,6 +204,14 @@ describe('the tarball installed in an empty project', () => {
     }
   }, 60_000);
 
+  it('the installed chatflux-gateway answers --version and --help, and exits', async () => {
+    const bin = join(project, 'node_modules', '.bin', 'chatflux-gateway');
+    const version = await run(bin, ['--version'], { cwd: project, env: userEnv({ PORT: '0' }), timeout: 30_000 });
+    expect(version).toEqual({ stdout: `${manifest.version}\n`, stderr: '' });
+    const help = await run(bin, ['--help'], { cwd: project, env: userEnv({ PORT: '0' }), timeout: 30_000 });
+    expect(help.stdout).toMatch(/^Usage: chatflux-gateway \[--help \| --version\]\n[\s\S]*\n {2}provider: {5}emulator/);
+  }, 60_000);
+
   it('npx chatflux-gateway serves the three endpoints', async () => {
     const child = spawn('npx', ['chatflux-gateway'], { cwd: project, env: userEnv({ PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -4,6 +4,7 @@ import { Agent, request } from 'undici';
 import { isAbortedError, isNetworkError } from '../../src/core/errors';
 import { createDemandGate } from '../../src/core/createDemandGate';
 import { fromBody } from '../../src/source/fromBody';
+import { promptBound } from '../helpers/promptBound';
 import { startServer, type TestServer } from '../helpers/startServer';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -260,7 +261,7 @@ describe('fromBody', () => {
       const first = await lastValueFrom(fromBody(response.body).pipe(take(1)));
       const unsubscribedAt = Date.now();
       expect(text([first])).toBe('data: first\n\n');
-      expect((await closed!) - unsubscribedAt).toBeLessThan(300);
+      expect((await closed!) - unsubscribedAt).toBeLessThan(promptBound(300));
     });
   });
 });

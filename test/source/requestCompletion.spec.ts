@@ -18,6 +18,7 @@ import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
 import { createDemandGate } from '../../src/core/createDemandGate';
 import { requestCompletion, type RequestCompletionConfig } from '../../src/source/requestCompletion';
+import { promptBound } from '../helpers/promptBound';
 import { startServer, type TestServer } from '../helpers/startServer';
 
 const KEY = 'sk-test-0123456789abcdef';
@@ -113,7 +114,7 @@ describe('requestCompletion', () => {
     });
     await lastValueFrom(requestCompletion(REQUEST, config()).pipe(take(3)));
     const unsubscribedAt = Date.now();
-    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(300);
+    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(promptBound(300));
   });
 
   it('unsubscribing while the stream is idle closes the connection promptly', async () => {
@@ -123,7 +124,7 @@ describe('requestCompletion', () => {
     });
     await lastValueFrom(requestCompletion(REQUEST, config()).pipe(take(1)));
     const unsubscribedAt = Date.now();
-    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(300);
+    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(promptBound(300));
   });
 
   it('unsubscribing before the headers arrive aborts the request', async () => {
@@ -134,7 +135,7 @@ describe('requestCompletion', () => {
     await requestArrived;
     subscription.unsubscribe();
     const unsubscribedAt = Date.now();
-    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(300);
+    expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(promptBound(300));
   });
 
   describe('keep-alive after [DONE]', () => {
@@ -183,7 +184,7 @@ describe('requestCompletion', () => {
       });
       await lastValueFrom(requestCompletion(REQUEST, config()).pipe(parseSse(), decodeChunk(), take(2)));
       const unsubscribedAt = Date.now();
-      expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(300);
+      expect((await socketClosedAt) - unsubscribedAt).toBeLessThan(promptBound(300));
     });
 
     it('a body that does not end after [DONE] is given up after about a second', async () => {
@@ -195,7 +196,7 @@ describe('requestCompletion', () => {
       const doneAt = Date.now();
       const waited = (await socketClosedAt) - doneAt;
       expect(waited).toBeGreaterThan(700);
-      expect(waited).toBeLessThan(3000);
+      expect(waited).toBeLessThan(promptBound(3000));
     });
 
     it('a body that goes on past 16 KiB after [DONE] is destroyed without waiting for the deadline', async () => {
@@ -207,7 +208,7 @@ describe('requestCompletion', () => {
       });
       expect(await chunks()).toHaveLength(1);
       const doneAt = Date.now();
-      expect((await socketClosedAt) - doneAt).toBeLessThan(700);
+      expect((await socketClosedAt) - doneAt).toBeLessThan(promptBound(700));
     });
   });
 
