@@ -140,7 +140,12 @@ export const LlmClientOutputChunk = z.object({
    * starts again — discard the text received so far; the whole answer follows. `code` is the public code of the cut
    * that could not be continued. The chunk's message is empty and it is never the last.
    */
-  restart: z.object({ code: z.string() }).optional(),
+  restart: z
+    .object({
+      /** The public code of the cut that could not be continued (`network`, `timeout`, `stream_incomplete`, …). */
+      code: z.string(),
+    })
+    .optional(),
 });
 export type LlmClientOutputChunk = z.infer<typeof LlmClientOutputChunk>;
 
