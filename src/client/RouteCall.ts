@@ -1,4 +1,5 @@
 import type { RouteAttempt, Usage } from '../core/schemas/index.js';
+import type { ChatClientRequest } from './createChatClient.js';
 import type { RouteTarget } from './RouteTarget.js';
 
 /** The bookkeeping of one call of a route (one `chunks`, `stream` or `json` subscription). */
@@ -15,8 +16,14 @@ export interface RouteCall {
    * while the breaker was closed must not free the probe of a breaker that has since opened and half-opened.
    */
   pending: Map<RouteTarget, boolean>;
-  /** The usage of the segments whose text was delivered, summed. */
+  /** The usage of the segments whose text was delivered, summed (a cut segment's estimated when it reported none). */
   usage: Usage | undefined;
+  /** Whether `usage` holds an estimate (see `estimateUsage`). */
+  estimated: boolean;
+  /** The completion tokens of the answer so far (reported, or estimated): what a continuation's limits leave out. */
+  answerTokens: number;
+  /** The body the delivering target was sent (what a cut segment's prompt is estimated from). */
+  sent: ChatClientRequest | undefined;
   /** The target that completed the answer, and the model its last segment named. */
   finisher: { target: RouteTarget; model: string | undefined } | undefined;
 }

@@ -97,6 +97,13 @@ export interface ChatCallOptions {
   demand?: DemandGate;
   /** Aborting it aborts the request, or ends a wait between retries, at once (`AbortedError`, never retried). */
   signal?: AbortSignal;
+  /**
+   * The caller can take a restart (a route's `stream()` and `sse()`; the gateway sets it for a request carrying
+   * `Chatflux-Accept-Restart: true`): an answer cut after text was delivered that no target can continue starts again,
+   * announced by a chunk with `restart` (`/chat/sse`: `event: restart`), instead of ending with the cut's error. A
+   * route's `json()` restarts whatever this says (nothing reached its caller); a plain client ignores it.
+   */
+  acceptRestart?: boolean;
 }
 
 /** A chat request: the downstream `ChatRequest` (model optional) or a full upstream `ChatCompletionRequest`. */

@@ -1,4 +1,4 @@
-import { map, Observable } from 'rxjs';
+import { defer, map, Observable } from 'rxjs';
 import { addUsage } from '../core/addUsage.js';
 import { ConfigError } from '../core/errors.js';
 import { durationMs } from '../core/durationMs.js';
@@ -16,7 +16,8 @@ import { resolveRouteTargets } from './resolveRouteTargets.js';
 import { routeAccounting } from './routeAccounting.js';
 import type { RouteCall } from './RouteCall.js';
 import type { RouteContext } from './RouteContext.js';
-import { spliceRoute } from './spliceRoute.js';
+import { restartChunk } from './restartChunk.js';
+import { restartRoute } from './restartRoute.js';
 import type { PrefillDialect } from './withPrefill.js';
 
 /** One target of a route: a client configuration (another key, model or provider) and what it can do. */
@@ -25,9 +26,12 @@ export interface ChatRouteTarget extends ChatClientConfig {
   name?: string;
   /**
    * How this target continues a cut answer from its text so far: `deepseek` (an assistant message with
-   * `prefix: true`, sent to DeepSeek's beta base URL), `moonshot` (`partial: true`), `assistant` (a trailing
-   * assistant message, for servers that accept a prefill), or `false` (it cannot: never asked to continue).
-   * Default: `deepseek` for the `deepseek` preset, `moonshot` for `moonshot`/`moonshot-cn`, else `false`.
+   * `prefix: true`, sent to DeepSeek's beta base URL), `mistral` (`prefix: true` on its own base URL), `moonshot`
+   * (`partial: true`), `assistant` (a trailing assistant message, for servers that accept a prefill), or `false` (it
+   * cannot: never asked to continue; an answer it cut starts again instead, see `ChatCallOptions.acceptRestart`).
+   * Default: its preset's (`PROVIDERS[provider].prefill`): `deepseek`; `moonshot` for `moonshot`, `moonshot-cn`, `qwen`,
+   * `qwen-cn`; `mistral`; else `false`. A continuation is checked (`verifyContinuation`): a target that answers afresh
+   * is a failed continuation, never the text twice.
    */
   prefill?: PrefillDialect | false;
   /** Where a `deepseek` prefill goes (default: the target's `baseUrl` + `/beta`, DeepSeek's `https://api.deepseek.com/beta`). */
@@ -187,15 +191,18 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     },
   };
   const calls = createCallGate('this chat route was closed; create a new one with createChatRoute().');
-  // Each subscription is one call: its bookkeeping, and the upstream chunks spliced over the targets.
+  // Each subscription is one call: its bookkeeping, and the upstream chunks spliced over the targets (an answer that
+  // cannot be continued started again when `restart`, announced by `announce`).
   const call = <T>(
     request: ChatClientRequest,
     options: ChatCallOptions,
     finish: (chunks: Observable<ChatCompletionChunk>, call: RouteCall) => Observable<T>,
+    restart = false,
+    announce?: (error: unknown) => T,
   ): Observable<T> =>
     calls.track(() => {
       const state = newRouteCall();
-      return finish(spliceRoute(context, config, request, options, state), state);
+      return restartRoute(context, config, request, options, state, (chunks) => finish(chunks, state), restart, announce);
     });
 
   const first = targets[0]!;
@@ -211,27 +218,41 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
       call(request, options, (chunks, state) =>
         chunks.pipe(map((chunk) => (chunk.usage != null && state.usage !== undefined ? { ...chunk, usage: addUsage(state.usage, chunk.usage)! } : chunk))),
       ),
-    stream: (request, options = {}) =>
-      call(request, options, (chunks, state) =>
-        chunks.pipe(
-          toOutputChunks(),
-          map((chunk): LlmClientOutputChunk => (chunk.done ? { ...chunk, ...routeAccounting(state) } : chunk)),
-        ),
-      ),
+    stream: (request, options = {}) => {
+      const restart = options.acceptRestart === true;
+      const streamed = call(
+        request,
+        options,
+        (chunks, state) =>
+          chunks.pipe(
+            toOutputChunks(),
+            map((chunk): LlmClientOutputChunk => (chunk.done ? { ...chunk, ...routeAccounting(state) } : chunk)),
+          ),
+        restart,
+        restartChunk,
+      );
+      // A restarted answer's chunks are numbered on from the restart chunk: one index sequence.
+      return restart ? defer(() => streamed.pipe(map((chunk, index) => (chunk.index === index ? chunk : { ...chunk, index })))) : streamed;
+    },
     json: (request, options = {}) => {
-      const whole = call(request, options, (chunks, state) =>
-        chunks.pipe(
-          answer,
-          map((output): LlmClientOutput => {
-            const { usage, ...rest } = routeAccounting(state);
-            const { usage: _own, ...withoutUsage } = output;
-            return { ...withoutUsage, ...rest, ...(usage === undefined ? {} : { usage }) };
-          }),
-        ),
+      const whole = call(
+        request,
+        options,
+        (chunks, state) =>
+          chunks.pipe(
+            answer,
+            map((output): LlmClientOutput => {
+              const { usage, ...rest } = routeAccounting(state);
+              const { usage: _own, ...withoutUsage } = output;
+              return { ...withoutUsage, ...rest, ...(usage === undefined ? {} : { usage }) };
+            }),
+          ),
+        true, // invisibly: nothing reached the caller yet
       );
       return config.jsonTimeoutMs ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: config.jsonTimeoutMs })) : whole;
     },
-    sse: (request, options) => route.stream(request, options).pipe(map((data) => serverSentEvent({ data }))),
+    sse: (request, options) =>
+      route.stream(request, options).pipe(map((data) => serverSentEvent(data.restart === undefined ? { data } : { event: 'restart', data }))),
     close: async (graceMs = 0) => {
       calls.close();
       // The route's calls, not only its targets' requests: a call waiting to retry or fail over has none under way.

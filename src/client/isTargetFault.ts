@@ -18,7 +18,8 @@ const TARGET_STATUSES = [401, 402, 403, 404];
  * True when an error says the target is unhealthy or unusable — what a route fails over on and what its circuit
  * breaker counts: a transient failure (`isTransientError`), a connection cut, a silent target (`headers`,
  * `first_chunk`, `idle` timeouts), a refused key, balance or quota (401, 402, 403, 404, quota types), a broken stream
- * (`StreamProtocolError` except `answer_too_large`, an in-band error, a failed finish). Not the request's own faults
+ * (`StreamProtocolError` except `answer_too_large` and `continuation_mismatch`: an answer started again is a prefill the
+ * target does not take, not ill health; an in-band error, a failed finish). Not the request's own faults
  * (400, 422, a content-policy rejection, a context-length refusal), aborts, or local errors.
  *
  * @param error - Any error.
@@ -33,5 +34,5 @@ export function isTargetFault(error: unknown): boolean {
     return DEFAULT_RETRY_POLICY.neverUpstreamTypes.some((t) => t === error.upstreamType || t === error.upstreamCode);
   }
   if (isUpstreamStreamError(error) || isAnswerFailedError(error)) return true;
-  return isStreamProtocolError(error) && error.code !== 'answer_too_large';
+  return isStreamProtocolError(error) && error.code !== 'answer_too_large' && error.code !== 'continuation_mismatch';
 }

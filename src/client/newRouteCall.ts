@@ -1,10 +1,21 @@
 import type { RouteCall } from './RouteCall.js';
 
 /**
- * The bookkeeping of a new call: no attempt, no target active or cut, nothing pending, no usage, no finisher.
+ * The bookkeeping of a new call: no attempt, no target active or cut, nothing pending, no usage, no token delivered,
+ * no finisher.
  *
  * @returns A fresh {@link RouteCall}.
  */
 export function newRouteCall(): RouteCall {
-  return { attempts: [], active: undefined, cut: undefined, pending: new Map(), usage: undefined, finisher: undefined };
+  return {
+    attempts: [],
+    active: undefined,
+    cut: undefined,
+    pending: new Map(),
+    usage: undefined,
+    estimated: false,
+    answerTokens: 0,
+    sent: undefined,
+    finisher: undefined,
+  };
 }

@@ -1,3 +1,5 @@
+import type { PrefillDialect } from './withPrefill.js';
+
 /** A provider preset's name. */
 export type ProviderName =
   | 'moonshot'
@@ -27,6 +29,12 @@ export interface ProviderPreset {
   apiKeyEnv: string | undefined;
   /** The key may be absent: a local server runs without one unless it was started with a key. */
   apiKeyOptional?: boolean;
+  /**
+   * The assistant prefill the provider takes to continue a cut answer (docs/PROVIDERS.md), a route target's default
+   * `prefill`: `deepseek` (`prefix: true`, beta base URL), `mistral` (`prefix: true`), `moonshot` (`partial: true`),
+   * or `false` (none: it would answer afresh).
+   */
+  prefill: PrefillDialect | false;
   /**
    * What the provider does differently on the wire, and how chatflux deals with it (read by people: the operators
    * handle every point by their general rules, no option needed).
@@ -61,13 +69,16 @@ const preset = (value: ProviderPreset): Readonly<ProviderPreset> =>
  * | `openai-compatible` | (required) | (none: config or request) | (none: config) |
  *
  * API keys are read from the env var unless `apiKey` is given; a preset with a required key and none set is a
- * `ConfigError`. A base URL can always be overridden (a proxy, another region).
+ * `ConfigError`. A base URL can always be overridden (a proxy, another region). Each preset's `prefill` is how the
+ * provider continues a cut answer (a route target's default): `deepseek` for `deepseek`, `moonshot` (`partial: true`)
+ * for `moonshot`, `moonshot-cn`, `qwen`, `qwen-cn`, `mistral` (`prefix: true`) for `mistral`, none for the others.
  */
 export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>> = Object.freeze({
   moonshot: preset({
     baseUrl: 'https://api.moonshot.ai/v1',
     model: 'kimi-k2-0905-preview',
     apiKeyEnv: 'MOONSHOT_API_KEY',
+    prefill: 'moonshot',
     quirks: [
       'usage inside choices[i] of the finishing chunk, and again in a choices: [] chunk with include_usage (counted once)',
       'tool-call fragments may omit index; ids like name:N; builtin_function calls ($web_search)',
@@ -78,12 +89,14 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'https://api.moonshot.cn/v1',
     model: 'kimi-k2-0905-preview',
     apiKeyEnv: 'MOONSHOT_API_KEY',
+    prefill: 'moonshot',
     quirks: ['as moonshot (the China endpoint)'],
   }),
   deepseek: preset({
     baseUrl: 'https://api.deepseek.com',
     model: 'deepseek-chat',
     apiKeyEnv: 'DEEPSEEK_API_KEY',
+    prefill: 'deepseek',
     quirks: [
       ': keep-alive comments while queued (minutes), explicit nulls, usage on the finishing chunk',
       'thinking mode (deepseek-reasoner, or thinking: {type: "enabled"}) streams reasoning_content; an assistant turn with tool calls must be sent back with its reasoning_content (else HTTP 400): the accumulated message is ready to send as it is',
@@ -94,6 +107,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'https://api.openai.com/v1',
     model: 'gpt-4o-mini',
     apiKeyEnv: 'OPENAI_API_KEY',
+    prefill: false,
     quirks: [
       'refusals stream as delta.refusal (content null): message.refusal in every output',
       'usage only in a final choices: [] chunk (stream_options.include_usage, always asked for)',
@@ -104,6 +118,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'https://openrouter.ai/api/v1',
     model: undefined,
     apiKeyEnv: 'OPENROUTER_API_KEY',
+    prefill: false,
     quirks: [
       'reasoning as delta.reasoning (and reasoning_details): read into reasoning_content',
       ': OPENROUTER PROCESSING comments while queued; a 200 stream may end with data: {"error":…} (UpstreamStreamError)',
@@ -114,6 +129,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'https://api.groq.com/openai/v1',
     model: undefined,
     apiKeyEnv: 'GROQ_API_KEY',
+    prefill: false,
     quirks: [
       'usage in x_groq.usage of the finishing chunk (sometimes only there): read as usage',
       'reasoning models stream delta.reasoning: read into reasoning_content',
@@ -125,6 +141,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'https://api.mistral.ai/v1',
     model: 'mistral-small-latest',
     apiKeyEnv: 'MISTRAL_API_KEY',
+    prefill: 'mistral',
     quirks: [
       'thinking models (magistral) send delta.content as arrays of thinking and text parts: read into reasoning_content and content',
       'tool calls arrive whole in one delta, without index',
@@ -134,18 +151,21 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'https://api.together.ai/v1',
     model: undefined,
     apiKeyEnv: 'TOGETHER_API_KEY',
+    prefill: false,
     quirks: ['models are named org/model; reasoning models stream reasoning or reasoning_content (both read)'],
   }),
   xai: preset({
     baseUrl: 'https://api.x.ai/v1',
     model: undefined,
     apiKeyEnv: 'XAI_API_KEY',
+    prefill: false,
     quirks: ['reasoning models stream reasoning_content; created changes mid-stream (the first one is kept)'],
   }),
   qwen: preset({
     baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
     model: 'qwen-plus',
     apiKeyEnv: 'DASHSCOPE_API_KEY',
+    prefill: 'moonshot',
     quirks: [
       'DashScope compatible mode (Singapore); keys are per region',
       'tool-call continuation fragments carry id: "" (joined by index)',
@@ -156,18 +176,21 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'https://dashscope.aliyuncs.com/compatible-mode/v1',
     model: 'qwen-plus',
     apiKeyEnv: 'DASHSCOPE_API_KEY',
+    prefill: 'moonshot',
     quirks: ['as qwen (the Beijing endpoint)'],
   }),
   zhipu: preset({
     baseUrl: 'https://open.bigmodel.cn/api/paas/v4',
     model: 'glm-4-flash',
     apiKeyEnv: 'ZHIPUAI_API_KEY',
+    prefill: false,
     quirks: ['GLM thinking models stream reasoning_content; the switch is thinking: {type: "enabled"} (forwarded)'],
   }),
   ollama: preset({
     baseUrl: 'http://localhost:11434/v1',
     model: undefined,
     apiKeyEnv: undefined,
+    prefill: false,
     apiKeyOptional: true,
     quirks: [
       'no key; every delta repeats role: "assistant" and content: ""',
@@ -178,6 +201,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'http://localhost:8000/v1',
     model: undefined,
     apiKeyEnv: 'VLLM_API_KEY',
+    prefill: false,
     apiKeyOptional: true,
     quirks: [
       'a key only when the server was started with --api-key',
@@ -188,11 +212,12 @@ export const PROVIDERS: Readonly<Record<ProviderName, Readonly<ProviderPreset>>>
     baseUrl: 'http://localhost:8080/v1',
     model: undefined,
     apiKeyEnv: 'LLAMA_API_KEY',
+    prefill: false,
     apiKeyOptional: true,
     quirks: [
       'llama-server: a key only when started with --api-key',
       'created (and sometimes id) change mid-stream: the first non-empty one is kept',
     ],
   }),
-  'openai-compatible': preset({ baseUrl: undefined, model: undefined, apiKeyEnv: undefined, quirks: [] }),
+  'openai-compatible': preset({ baseUrl: undefined, model: undefined, apiKeyEnv: undefined, prefill: false, quirks: [] }),
 });

@@ -2,13 +2,14 @@ import { retryOnTransient, type RetryOnTransientConfig } from '../operators/retr
 import { createChatClient } from './createChatClient.js';
 import type { ChatRouteConfig, ChatRouteEvent } from './createChatRoute.js';
 import { createCircuitBreaker } from './createCircuitBreaker.js';
+import { PROVIDERS } from './providers.js';
 import type { RouteTarget } from './RouteTarget.js';
 
 /**
  * The targets of a route, in order: every target but the last gets the silence budget (`silenceMs`, default 30 000)
  * as its `headers`/`firstChunk` deadlines unless it sets its own; each gets its client (with `retry: false`: the
  * route retries), a name unique within the route (`provider:model`, numbered `#2`, `#3` when alike), its prefill
- * dialect (by default from its provider) and its circuit breaker, whose transitions go to `emit`.
+ * dialect (by default its preset's, `PROVIDERS[provider].prefill`) and its circuit breaker, whose transitions go to `emit`.
  *
  * @param config - The route's options.
  * @param routeName - The route's name, for the breaker events.
@@ -41,8 +42,7 @@ export function resolveRouteTargets(
     const count = (seen.get(base) ?? 0) + 1;
     seen.set(base, count);
     const name = count === 1 ? base : `${base}#${count}`;
-    const prefill =
-      target.prefill ?? (client.provider === 'deepseek' ? 'deepseek' : client.provider.startsWith('moonshot') ? 'moonshot' : false);
+    const prefill = target.prefill ?? PROVIDERS[client.provider].prefill;
     const breaker =
       config.breaker === false
         ? undefined

@@ -1,4 +1,4 @@
-import type { Observable } from 'rxjs';
+import type { MonoTypeOperatorFunction, Observable } from 'rxjs';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import { failover, type FailoverAttempt, type FailoverTarget } from '../operators/failover.js';
 import { allTargetsOpen } from './allTargetsOpen.js';
@@ -19,7 +19,7 @@ import type { PrefillDialect } from './withPrefill.js';
  * @param route - The route.
  * @param call - The call's bookkeeping (`active` is the target delivering).
  * @param order - The targets to try, in order.
- * @param bodyFor - The body a target is sent, and its prefill dialect.
+ * @param bodyFor - The body a target is sent, its prefill dialect, and a check of its chunks (a continuation's).
  * @param next - Where to go after a failure (`failover`'s `next`).
  * @param options - The call's options (its signal stops the retries).
  * @returns The chunks of the first target that answers.
@@ -28,7 +28,11 @@ export function routeFailover(
   route: RouteContext,
   call: RouteCall,
   order: readonly number[],
-  bodyFor: (target: RouteTarget) => { body: ChatClientRequest; dialect: PrefillDialect | undefined },
+  bodyFor: (target: RouteTarget) => {
+    body: ChatClientRequest;
+    dialect: PrefillDialect | undefined;
+    check?: MonoTypeOperatorFunction<ChatCompletionChunk>;
+  },
   next: (error: unknown, index: number) => number | undefined,
   options: ChatCallOptions,
 ): Observable<ChatCompletionChunk> {
@@ -38,8 +42,11 @@ export function routeFailover(
     return {
       name: target.name,
       source: () => {
-        const { body, dialect } = bodyFor(target);
-        return routeClientOf(target, dialect).chunks(body, options);
+        const { body, dialect, check } = bodyFor(target);
+        call.sent = body;
+        const chunks = routeClientOf(target, dialect).chunks(body, options);
+        // Inside the target's source: a check's error comes before its first chunk, so the failover moves on.
+        return check === undefined ? chunks : chunks.pipe(check);
       },
       retry: {
         ...target.retry,

@@ -1,4 +1,5 @@
 import { defer, finalize, type Observable } from 'rxjs';
+import { isAbortedError } from '../core/errors.js';
 import { DEFAULT_RETRY_POLICY } from '../core/retryPolicy.js';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import { continueAfterCut } from '../operators/continueAfterCut.js';
@@ -12,17 +13,26 @@ import { routeContinuation } from './routeContinuation.js';
 import { routeFailover } from './routeFailover.js';
 import type { RouteTarget } from './RouteTarget.js';
 
+/** Where a restarted answer starts: the targets to try, in order, and the continuations it has left. */
+export interface RouteRestart {
+  /** Indexes into the route's targets. */
+  order: readonly number[];
+  /** The continuations left to the restarted answer. */
+  maxContinuations: number;
+}
+
 /**
  * One call of a route as upstream chunks: a failover over every target (`nextRouteTarget` picks where a failure goes),
  * its cuts continued (`routeContinuation`, at most `maxContinuations`), each segment accounted on `call`
  * (`recordRouteSegment`); when the answer ends or the caller leaves, the half-open probes whose outcome is not in are
- * released.
+ * released. A restart (`restartRoute`) runs the same over `restart.order`, each failure moving on to the next.
  *
  * @param route - The route.
  * @param config - The route's options (`failoverOnSilence`, `failoverOnContentPolicy`, `maxContinuations`).
  * @param request - The caller's request.
  * @param options - The call's options.
  * @param call - The call's bookkeeping, filled as the answer goes.
+ * @param restart - For a restarted answer: its targets' order and its continuations left.
  * @returns The spliced chunks (cold: each subscription is one call).
  */
 export function spliceRoute(
@@ -31,6 +41,7 @@ export function spliceRoute(
   request: ChatClientRequest,
   options: ChatCallOptions,
   call: RouteCall,
+  restart?: RouteRestart,
 ): Observable<ChatCompletionChunk> {
   const { targets } = route;
   return defer(() => {
@@ -39,19 +50,21 @@ export function spliceRoute(
     const first = routeFailover(
       route,
       call,
-      targets.map((_, i) => i),
+      restart?.order ?? targets.map((_, i) => i),
       (target) => ({ body: plain(target), dialect: undefined }),
-      (error, index) =>
-        nextRouteTarget(error, index, targets.map((t) => t.config.contextWindow), {
-          silence: config.failoverOnSilence ?? true,
-          contentPolicy: config.failoverOnContentPolicy ?? false,
-        }),
+      restart === undefined
+        ? (error, index) =>
+            nextRouteTarget(error, index, targets.map((t) => t.config.contextWindow), {
+              silence: config.failoverOnSilence ?? true,
+              contentPolicy: config.failoverOnContentPolicy ?? false,
+            })
+        : (error, position) => (isAbortedError(error) ? undefined : position + 1),
       options,
     );
     return first.pipe(
       continueAfterCut({
         continueWith: routeContinuation(route, call, plain, options),
-        maxContinuations: config.maxContinuations ?? 3,
+        maxContinuations: restart?.maxContinuations ?? config.maxContinuations ?? 3,
         failedFinishReasons: DEFAULT_RETRY_POLICY.finishReasons,
         onSegment: (segment) => recordRouteSegment(route, call, segment),
       }),

@@ -2,10 +2,11 @@ import type { ChatCompletionRequest } from '../core/schemas/index.js';
 
 /**
  * How a target continues an answer from a prefix: `deepseek` (chat prefix completion: the last message is
- * `{role: 'assistant', content, prefix: true}`, on DeepSeek's beta base URL), `moonshot` (Kimi's partial mode:
- * `partial: true`), `assistant` (a plain trailing assistant message: servers that continue a prefill).
+ * `{role: 'assistant', content, prefix: true}`, on DeepSeek's beta base URL), `mistral` (the same `prefix: true`, on
+ * the target's own base URL), `moonshot` (Kimi's partial mode: `partial: true`; Qwen's too), `assistant` (a plain
+ * trailing assistant message: servers that continue a prefill).
  */
-export type PrefillDialect = 'deepseek' | 'moonshot' | 'assistant';
+export type PrefillDialect = 'deepseek' | 'mistral' | 'moonshot' | 'assistant';
 
 /**
  * The request that asks a target to continue `content`: the original messages, then the partial answer as an
@@ -26,7 +27,7 @@ export function withPrefill(
 ): ChatCompletionRequest {
   const message: Record<string, unknown> = { role: 'assistant', content };
   if (content === '' && reasoning !== '') message.reasoning_content = reasoning;
-  if (dialect === 'deepseek') message.prefix = true;
+  if (dialect === 'deepseek' || dialect === 'mistral') message.prefix = true;
   if (dialect === 'moonshot') message.partial = true;
   return { ...request, messages: [...request.messages, message as ChatCompletionRequest['messages'][number]] };
 }

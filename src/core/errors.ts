@@ -19,6 +19,7 @@ export type ChatfluxErrorCode =
   | 'stream_incomplete'
   | 'unexpected_content_type'
   | 'answer_too_large'
+  | 'continuation_mismatch'
   // the provider said no, in band or as an HTTP status
   | 'upstream_error'
   | 'upstream_http'
@@ -73,7 +74,8 @@ export class ChatfluxError extends Error {
 
 /**
  * The SSE byte stream or one of its events is unusable: bad UTF-8, oversize, bad JSON, wrong shape, cut short — or
- * the answer is larger than a buffering result may hold (`answer_too_large`).
+ * the answer is larger than a buffering result may hold (`answer_too_large`), or a continuation answered afresh instead of
+ * continuing its prefix (`continuation_mismatch`).
  */
 export class StreamProtocolError extends ChatfluxError {
   /** Always `'StreamProtocolError'`. */
@@ -89,7 +91,8 @@ export class StreamProtocolError extends ChatfluxError {
       | 'schema_violation'
       | 'stream_incomplete'
       | 'unexpected_content_type'
-      | 'answer_too_large',
+      | 'answer_too_large'
+      | 'continuation_mismatch',
     message: string,
     options: ChatfluxErrorOptions & { snippet?: string } = {},
   ) {

@@ -9,6 +9,7 @@ const CODES: Readonly<Record<ChatfluxErrorCode, true>> = {
   stream_incomplete: true,
   unexpected_content_type: true,
   answer_too_large: true,
+  continuation_mismatch: true,
   upstream_error: true,
   upstream_http: true,
   answer_failed: true,

@@ -7,7 +7,7 @@ import { CHAT_WIRES } from '../node/CHAT_WIRES.js';
 
 /**
  * The gateway's cross-origin policy, as middleware: CORS for the origins of `allowed` only (`cors`: preflights
- * answered, `Authorization` and `Content-Type` allowed, `Retry-After` exposed; no `Access-Control-Allow-Origin` for anyone else, so a page of
+ * answered, `Authorization`, `Content-Type` and `Chatflux-Accept-Restart` allowed, `Retry-After` exposed; no `Access-Control-Allow-Origin` for anyone else, so a page of
  * another site cannot read an answer), and `GET /chat/sse` refused (403 `forbidden`, in SSE) when a browser says it
  * comes from another site (`Sec-Fetch-Site: cross-site` or `same-site`) whose origin is not allowed: an `<img>`, a
  * link or an `EventSource` on some other page cannot make an open gateway spend tokens. Clients that are not
@@ -25,7 +25,7 @@ export function crossOriginPolicy(allowed: readonly string[]): RequestHandler[] 
   const corsHandler = cors({
     origin: (origin, callback) => callback(null, allows(origin)),
     methods: ['GET', 'HEAD', 'POST'],
-    allowedHeaders: ['Authorization', 'Content-Type'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Chatflux-Accept-Restart'],
     // Not a CORS-safelisted response header: without this a page could not read how long a 429 / 503 asks it to wait.
     exposedHeaders: ['Retry-After'],
     maxAge: 600,

@@ -20,8 +20,8 @@ const RouteTargetSchema = z.strictObject({
   name: z.string().min(1).optional(),
   /** Its retry budget (retries of a transient failure before the next target). */
   retries: z.number().int().min(0).max(10).optional(),
-  /** How it continues a cut answer: `deepseek`, `moonshot`, `assistant`, or `false`. */
-  prefill: z.union([z.enum(['deepseek', 'moonshot', 'assistant']), z.literal(false)]).optional(),
+  /** How it continues a cut answer: `deepseek`, `mistral`, `moonshot`, `assistant`, or `false`. */
+  prefill: z.union([z.enum(['deepseek', 'mistral', 'moonshot', 'assistant']), z.literal(false)]).optional(),
   /** Where a `deepseek` prefill goes (default baseUrl + `/beta`). */
   prefillBaseUrl: z.string().regex(/^https?:\/\//, 'an http(s) URL').optional(),
   /** Its model's context window, in tokens. */

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { Observable } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
 import type { ChatRequest } from '../core/schemas/index.js';
+import { serverSentEvent } from '../core/serverSentEvent.js';
 import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
 import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
@@ -39,6 +40,13 @@ export interface ChatWire {
 }
 
 const sendEventSource: ChatWire['send'] = (res, source, config) => writeResponse(res, source, EVENT_SOURCE_WIRE, config);
+/** `client.stream()` for the SSE wires: the chunks as they are, a restart chunk as `event: restart`. */
+const sseFrames: ChatWire['call'] = (client, request, options) => {
+  const chunks = client.stream(request, options);
+  if (options.acceptRestart !== true) return chunks;
+  return chunks.pipe(map((data) => (data.restart === undefined ? data : serverSentEvent({ event: 'restart', data }))));
+};
+
 const sendOpenAiJson: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_JSON_WIRE, config);
 const sendOpenAi: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_WIRE, config);
 
@@ -65,15 +73,15 @@ export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
     format: SSE_WIRE,
     send: sendSse,
     // `client.stream()` in SSE_WIRE's frames: the bytes of `client.sse()` (`data: <json>`), without a ServerSentEvent
-    // made per chunk only to be taken apart by the writer.
-    call: (client, request, options) => client.stream(request, options),
+    // made per chunk only to be taken apart by the writer; a restart (for a caller who accepts one) as `event: restart`.
+    call: (client, request, options) => sseFrames(client, request, options),
   },
   // GET /chat/sse: the same frames, ended by a final frame that tells an EventSource not to reconnect.
   eventsource: {
     endpoint: '/chat/sse',
     format: EVENT_SOURCE_WIRE,
     send: sendEventSource,
-    call: (client, request, options) => client.stream(request, options),
+    call: (client, request, options) => sseFrames(client, request, options),
   },
   // OpenAI's endpoint makes the same client calls as /chat/json and /chat/stream (retries, failover, timeouts apply
   // alike), then only reshapes their answers.

@@ -1,4 +1,4 @@
-import type { Usage } from '../core/schemas/index.js';
+import type { RouteAttempt, Usage } from '../core/schemas/index.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 
 /** The three endpoints, and OpenAI's. */
@@ -26,6 +26,10 @@ export interface ChatRequestLog {
   bytes: number;
   /** Token usage, when the upstream reported it. */
   usage?: Usage;
+  /** Through a route: the target that finished the answer. */
+  target?: string;
+  /** Through a route: every attempt, in order (`{target, provider, model, outcome, error?, status?}`). */
+  attempts?: RouteAttempt[];
   /** The error's public code and redacted message, when the response failed. */
   error?: {
     /** The public error code (as in the error body). */

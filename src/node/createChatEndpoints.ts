@@ -18,6 +18,7 @@ import { finishedReconnect } from './finishedReconnect.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
 import { openAiModelList } from './openAiModelList.js';
 import { sendJson } from './sendJson.js';
+import { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
 import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
@@ -27,6 +28,7 @@ import { resolveServingSettings } from './resolveServingSettings.js';
 import { toChatRequestLog } from './toChatRequestLog.js';
 import { tokenParameter } from './tokenParameter.js';
 import { toRequestError } from './toRequestError.js';
+import { routeReportOf, type RouteReport } from './routeReportOf.js';
 import { usageOf } from './usageOf.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import type { WriteResponseConfig } from './writeResponse.js';
@@ -270,6 +272,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     if (draining) res.setHeader('Connection', 'close');
     let model: string | undefined;
     let usage: Usage | undefined;
+    let route: RouteReport | undefined;
     // The heartbeat waits for the request: one written while its body still arrives would commit the 200, and its
     // refusal (400, 408, 413) would go in-band under it.
     let requestRead: () => void = () => undefined;
@@ -285,14 +288,20 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         model = request.model ?? client.model;
         if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
-        call(client, request, { demand }).subscribe(subscriber);
+        call(client, request, acceptsRestart(req.headers[ACCEPT_RESTART_HEADER]) ? { demand, acceptRestart: true } : { demand }).subscribe(subscriber);
       };
       answer().catch((error: unknown) => {
         if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close'); // refused before its body was read
         subscriber.error(error);
       });
     });
-    const onValue = log === undefined ? undefined : (value: unknown) => void (usage = usageOf(value) ?? usage);
+    const onValue =
+      log === undefined
+        ? undefined
+        : (value: unknown) => {
+            usage = usageOf(value) ?? usage;
+            route = routeReportOf(value) ?? route;
+          };
     // This request's fields first, the wire's shared options spread after (their type excludes `demand` and
     // `onValue`): V8 gives an object spread and then extended a hidden class of its own, kept for the life of the stream.
     const options = writeConfigOf(wire);
@@ -300,7 +309,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
       const method = req.method ?? 'POST';
-      void written.then((outcome) => log(toChatRequestLog({ endpoint, method, started, outcome, model, usage, secrets, maxLogFieldChars })));
+      void written.then((outcome) => log(toChatRequestLog({ endpoint, method, started, outcome, model, usage, route, secrets, maxLogFieldChars })));
     }
     return shutdown === undefined || !track ? written : shutdown.track(written);
   };

@@ -16,4 +16,5 @@ export {
   type ConcurrencyLimiterConfig,
 } from './createConcurrencyLimiter.js';
 export { clientKeyOf } from './clientKeyOf.js';
+export { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
 export { createSseTokens, type SseToken, type SseTokens, type SseTokensConfig } from './createSseTokens.js';

@@ -3,6 +3,7 @@ import { errorType } from '../telemetry/errorType.js';
 import type { Usage } from '../core/schemas/index.js';
 import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
 import { capLogEntry } from './capLogEntry.js';
+import type { RouteReport } from './routeReportOf.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 
 /** What {@link toChatRequestLog} builds an entry from. */
@@ -19,6 +20,8 @@ export interface ChatRequestLogConfig {
   model?: string;
   /** The last usage the upstream reported. */
   usage?: Usage;
+  /** What a route's last value said of its call (see `routeReportOf`). */
+  route?: RouteReport;
   /** Literal secrets to redact from the error message. */
   secrets: readonly string[];
   /** The longest string field, in characters (see `capLogEntry`). */
@@ -27,14 +30,15 @@ export interface ChatRequestLogConfig {
 
 /**
  * The one log entry of a request, as every adapter writes it (the node serving core `createChatEndpoints` and the web
- * handlers `createChatHandlers`): status, result, durations, counts, model, usage, and the error's public code with
- * its redacted message and its bounded kind; string fields capped by `capLogEntry`.
+ * handlers `createChatHandlers`): status, result, durations, counts, model, usage, a route's finishing target and
+ * attempts, and the error's public code with its redacted message and its bounded kind; string fields capped by
+ * `capLogEntry`.
  *
  * @param config - The request's facts and the writer's outcome.
  * @returns The entry to hand to the `log` option.
  */
 export function toChatRequestLog(config: ChatRequestLogConfig): ChatRequestLog {
-  const { outcome, model, usage } = config;
+  const { outcome, model, usage, route } = config;
   const entry: ChatRequestLog = {
     endpoint: config.endpoint,
     method: config.method,
@@ -47,6 +51,8 @@ export function toChatRequestLog(config: ChatRequestLogConfig): ChatRequestLog {
   if (model !== undefined) entry.model = model;
   if (outcome.firstValueMs !== undefined) entry.firstChunkMs = Math.round(outcome.firstValueMs);
   if (usage !== undefined) entry.usage = usage;
+  if (route?.target !== undefined) entry.target = route.target;
+  if (route?.attempts !== undefined) entry.attempts = route.attempts;
   if (outcome.error !== undefined) {
     const { body } = toErrorResponse(outcome.error, { secrets: config.secrets });
     entry.error = { code: body.code, message: body.message, kind: errorType(outcome.error) };

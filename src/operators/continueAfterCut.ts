@@ -32,6 +32,11 @@ export interface ContinuationSegment {
   error?: unknown;
   /** Whether it delivered any chunk. */
   delivered: boolean;
+  /**
+   * How many of its chunks carried a piece of the answer (text, reasoning, a tool-call fragment, a refusal): about the
+   * tokens it generated, as providers stream about one token per chunk — an estimate where `usage` is missing.
+   */
+  pieces: number;
 }
 
 /** Options of {@link continueAfterCut}. */
@@ -53,6 +58,13 @@ export interface ContinueAfterCutConfig {
 
 const hasReasoning = (choice: ChunkChoice): boolean =>
   choice.delta != null && (choice.delta.reasoning_content != null || choice.delta.reasoning != null);
+
+const isPiece = (delta: NonNullable<ChunkChoice['delta']>): boolean =>
+  (delta.content != null && delta.content !== '') ||
+  (delta.reasoning_content != null && delta.reasoning_content !== '') ||
+  (delta.reasoning != null && delta.reasoning !== '') ||
+  (delta.tool_calls?.length ?? 0) > 0 ||
+  (delta.refusal != null && delta.refusal !== '');
 
 const withoutReasoning = (chunk: ChatCompletionChunk): ChatCompletionChunk => ({
   ...chunk,
@@ -97,8 +109,9 @@ const withoutFinish = (chunk: ChatCompletionChunk): ChatCompletionChunk => {
  * 3. Up to `maxContinuations` per answer; a continuation cut again is continued with all the text so far.
  * 4. A continuation that fails before its first chunk (a prefill refused, nobody left) surfaces the cut's own
  *    error. Any other error, and every error before a cut, passes through.
- * 5. `onSegment` reports each segment's usage and model: the usage of a spliced answer is the sum over its
- *    segments (the consumer's last chunk carries only the final segment's).
+ * 5. `onSegment` reports each segment's usage, model and pieces: the usage of a spliced answer is the sum over its
+ *    segments (the consumer's last chunk carries only the final segment's); a cut segment's, when its provider never
+ *    sent it, can be estimated from its `pieces`.
  *
  * ## Example
  * ```ts
@@ -140,11 +153,13 @@ export function continueAfterCut(config: ContinueAfterCutConfig): MonoTypeOperat
         let model: string | undefined;
         let failedReason: string | undefined;
         let delivered = false;
+        let pieces = 0;
         const report = (outcome: ContinuationSegment['outcome'], error?: unknown): void =>
           config.onSegment?.({
             segment,
             outcome,
             delivered,
+            pieces,
             ...(usage === undefined ? {} : { usage }),
             ...(model === undefined ? {} : { model }),
             ...(error === undefined ? {} : { error }),
@@ -170,6 +185,7 @@ export function continueAfterCut(config: ContinueAfterCutConfig): MonoTypeOperat
             const first = chunk.choices.find((choice) => (choice.index ?? 0) === 0);
             const found = chunkUsage(chunk) ?? first?.usage ?? undefined;
             if (found != null) usage = found;
+            if (first?.delta != null && isPiece(first.delta)) pieces++;
             if (failedReason !== undefined) return; // after a failed finish: only its usage counts
             if (chunk.choices.some((choice) => (choice.index ?? 0) !== 0)) blocked = true;
             let out = chunk;

@@ -26,3 +26,4 @@ export {
   type ContinuationSegment,
 } from './continueAfterCut.js';
 export { isCutError } from './isCutError.js';
+export { verifyContinuation, type VerifyContinuationConfig } from './verifyContinuation.js';

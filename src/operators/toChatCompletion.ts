@@ -1,6 +1,7 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { LlmClientOutput } from '../core/schemas/contract.js';
 import type { ChatCompletion, CompletionMessage } from '../core/schemas/upstream.js';
+import { routeExtensions } from './routeExtensions.js';
 
 /**
  * Turns the contract's answer (`client.json()`, the `/chat/json` body) into OpenAI's `chat.completion`: the
@@ -16,6 +17,8 @@ import type { ChatCompletion, CompletionMessage } from '../core/schemas/upstream
  *    when the answer is only tool calls or a refusal (as OpenAI sends it), `refusal` `null` when there is none.
  * 2. `finish_reason` is the provider's (`stop` when it named none); `usage` the provider's, at the top level (Moonshot's
  *    too), left out when it sent none. An empty id becomes `chatcmpl-<uuid>`.
+ * 3. Through a route, `model` is the one that finished the answer, and its report (`provider`, `target`, `attempts`,
+ *    `usage_estimated`) is added as extension fields at the top level.
  *
  * @returns An operator from the contract's answer to a `chat.completion`.
  */
@@ -35,6 +38,6 @@ export function toChatCompletion(): OperatorFunction<LlmClientOutput, ChatComple
       choices: [{ index: 0, message, finish_reason: output.finish_reason ?? 'stop', logprobs: null }],
     };
     if (output.usage !== undefined) completion.usage = output.usage;
-    return completion;
+    return { ...completion, ...routeExtensions(output) };
   });
 }

@@ -2,6 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import type { LlmClientOutputChunk } from '../core/schemas/contract.js';
 import type { ChatCompletionChunk, ChunkDelta } from '../core/schemas/upstream.js';
+import { routeExtensions } from './routeExtensions.js';
 
 /** Options of {@link toChatCompletionChunks}. */
 export interface ToChatCompletionChunksConfig {
@@ -36,8 +37,11 @@ export interface ToChatCompletionChunksConfig {
  *    none), after the tool calls the end completed; then, with `includeUsage`, the usage chunk: `choices: []` and
  *    the usage at the top level (Moonshot's, read from inside its choice), `null` when the provider sent none.
  * 4. A last chunk that names the model that finished the answer (a route's, after a failover) gives its `model` to
- *    the finishing and usage chunks.
+ *    the finishing and usage chunks; its route report (`provider`, `target`, `attempts`, `usage_estimated`) goes on the
+ *    last of them, as extension fields at the top level.
  * 5. An error passes through (the wire writes it as OpenAI's error chunk); nothing is emitted after it.
+ * 6. A restart chunk (a route's, for a caller that accepts a restart) gives `{…, choices: [], restart: {code}}`: the
+ *    answer starts again, and its next delta carries the role again.
  *
  * @param config - The model named, the id and time, whether to add the usage chunk.
  * @returns An operator from contract chunks to `chat.completion.chunk`s.
@@ -77,14 +81,24 @@ export function toChatCompletionChunks(
       // The operator's own subscriber: a throw errors the result, and a synchronous firehose sees `closed`.
       source.subscribe(
         createOperatorSubscriber<LlmClientOutputChunk>(subscriber, (piece) => {
+          if (piece.restart !== undefined) {
+            // The answer starts again (a route's restart): its frame, then a new first delta with the role.
+            first = true;
+            toolIndex = 0;
+            subscriber.next({ id, object: 'chat.completion.chunk', created, model, choices: [], restart: piece.restart });
+            return;
+          }
           const delta = deltaOf(piece);
           if (delta !== undefined) subscriber.next(chunk(delta, null));
           if (!piece.done) return;
           // A route's last chunk names the model that finished the answer (failover): the last chunks say so too.
           const finish = chunk({}, piece.finish_reason ?? 'stop');
           if (piece.model !== undefined && piece.model !== '') finish.model = piece.model;
+          // A route's report (target, provider, attempts) goes on the last chunk.
+          const route = routeExtensions(piece);
+          if (!includeUsage) return void subscriber.next({ ...finish, ...route });
           subscriber.next(finish);
-          if (includeUsage) subscriber.next({ id, object: 'chat.completion.chunk', created, model: finish.model ?? model, choices: [], usage: piece.usage ?? null });
+          subscriber.next({ id, object: 'chat.completion.chunk', created, model: finish.model ?? model, choices: [], usage: piece.usage ?? null, ...route });
         }),
       );
     });

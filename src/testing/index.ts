@@ -11,6 +11,7 @@ export type { EmulatorDialect } from './EmulatorDialect.js';
 export type { ProviderQuirks } from './ProviderQuirks.js';
 export { parseScenario } from './parseScenario.js';
 export type { EmulatorScenario } from './parseScenario.js';
+export type { EmulatorPrefill } from './EmulatorPrefill.js';
 export { planAnswer } from './planAnswer.js';
 export type { AnswerPlan, PlannedChoice, PlannedToolCall, PlanAnswerConfig } from './planAnswer.js';
 export { dialectFrames } from './dialectFrames.js';

@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/errors.js';
+import type { EmulatorPrefill } from './EmulatorPrefill.js';
 import type { ProviderQuirks } from './ProviderQuirks.js';
 
 /**
@@ -82,6 +83,13 @@ export interface EmulatorScenario extends ProviderQuirks {
   errorCode?: string;
   /** Refuse a request whose last message is an assistant prefix (prefill) with a 400 `invalid_request_error`. */
   rejectPrefill?: boolean;
+  /**
+   * Which prefill the emulated provider takes (default by dialect: `prefix` for DeepSeek, `partial` for Moonshot,
+   * `assistant` for openai): `prefix` (an assistant message with `prefix: true`), `partial` (`partial: true`),
+   * `assistant` (any trailing assistant message), `none`. A trailing assistant message it does not take is history:
+   * it answers afresh (see `startEmulator`, rule 9).
+   */
+  prefill?: EmulatorPrefill;
   /** Answer 503 to every request for this many ms from the first request that asks for it, then normally (a primary that is down, then recovers). */
   downForMs?: number;
   /** A model's context window in tokens: a longer prompt gets the dialect's 400 `context_length_exceeded`. */
@@ -163,6 +171,12 @@ const SETTERS: Record<string, Setter> = {
   refusal: (s, v, k) => (s.refusal = flag(v, k)),
   'error-code': (s, v, k) => (s.errorCode = text(v, k)),
   'reject-prefill': (s, v, k) => (s.rejectPrefill = flag(v, k)),
+  prefill: (s, v, k) => {
+    const kind = text(v, k);
+    if (kind !== 'prefix' && kind !== 'partial' && kind !== 'assistant' && kind !== 'none')
+      throw new ConfigError(`emulator scenario: "${k}" is prefix, partial, assistant or none, got "${kind}".`);
+    s.prefill = kind;
+  },
   'down-for': (s, v, k) => (s.downForMs = count(v, k)),
   'context-window': (s, v, k) => (s.contextWindow = count(v, k)),
 };
@@ -217,6 +231,7 @@ const SETTERS: Record<string, Setter> = {
  * | `refusal` | OpenAI: the model refuses (`delta.refusal` pieces, content `null`, `finish_reason: stop`) |
  * | `error-code=context_length_exceeded` | override the error body's `code` (DeepSeek and openai shapes) |
  * | `reject-prefill` | a request ending with an assistant prefix (DeepSeek `prefix: true`, Moonshot `partial: true`, openai: any trailing assistant message) gets a 400 `invalid_request_error` |
+ * | `prefill=none` | which prefill the provider takes: `prefix` (DeepSeek's default), `partial` (Moonshot's), `assistant` (openai's: any trailing assistant message), `none` (OpenAI's own models). A trailing assistant message it does not take is answered afresh: the answer starts again (the same opening, other words: the message is history) |
  * | `down-for=60000` | 503 to every request for 60 s from the first request that asks for it (per emulator; `resetAttempts()` restarts it), then healthy |
  * | `context-window=8192` | a prompt over 8192 tokens gets the dialect's 400: "maximum context length" with code `context_length_exceeded` (Moonshot: "exceeded model token limit") |
  *

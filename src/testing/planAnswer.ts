@@ -133,7 +133,8 @@ const argumentValue = (schema: Record<string, unknown>, topic: string, rng: Seed
  * 3. With `tools` and a `tool_choice` other than `none`, the model calls every tool whose name the last user
  *    message mentions (else the first tool; a forced tool by name), with arguments built from its JSON schema and
  *    the message. With `auto`, it answers in text once the last message is a tool result.
- * 4. `max_tokens` (or `max_completion_tokens`) below the length cuts the answer with `finish_reason: "length"`.
+ * 4. `max_tokens` (or `max_completion_tokens`) below the length cuts the answer with `finish_reason: "length"`: the
+ *    answer is the first pieces of the one without the limit.
  * 5. `n` > 1 gives interleaved choices for `openai` and `moonshot-v1-*` models; DeepSeek and newer Kimi models
  *    answer with one choice.
  *
@@ -150,7 +151,8 @@ const argumentValue = (schema: Record<string, unknown>, topic: string, rng: Seed
 export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerConfig): AnswerPlan {
   const { dialect, seed } = config;
   const model = request.model.split('#')[0] ?? request.model;
-  const { stream: _stream, stream_options: _options, ...rest } = request;
+  // A token limit changes where the answer stops, not what it says (as a model's): it is not part of the seed.
+  const { stream: _stream, stream_options: _options, max_tokens: _max, max_completion_tokens: _maxCompletion, ...rest } = request;
   const hash = hashString(JSON.stringify({ ...rest, model }), hashString(`${dialect}:${seed}`));
   const rng = createSeededRandom(hash);
   const reasoner = isThinkingMode(request);

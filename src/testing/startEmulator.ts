@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { hashString } from './hashString.js';
 import { ChatCompletionRequest } from '../core/schemas/index.js';
 import type { EmulatorDialect } from './EmulatorDialect.js';
+import type { EmulatorPrefill } from './EmulatorPrefill.js';
 import { createRequestLog, type EmulatorRequestLogConfig } from './createRequestLog.js';
 import { dialectCompletion } from './dialectCompletion.js';
 import { dialectError } from './dialectError.js';
@@ -11,7 +12,7 @@ import { dialectFrames } from './dialectFrames.js';
 import { deepseekThinkingError } from './deepseekThinkingError.js';
 import type { ProviderQuirks } from './ProviderQuirks.js';
 import { parseScenario, type EmulatorScenario } from './parseScenario.js';
-import { planAnswer } from './planAnswer.js';
+import { planAnswer, type PlanAnswerConfig } from './planAnswer.js';
 import { continuePlan } from './continuePlan.js';
 import { messageText } from './messageText.js';
 import { streamAnswer, type StreamProgress } from './streamAnswer.js';
@@ -92,6 +93,9 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+/** The prefill each dialect takes unless the scenario says otherwise (`prefill=…`). */
+const DIALECT_PREFILL: Readonly<Record<EmulatorDialect, EmulatorPrefill>> = { deepseek: 'prefix', moonshot: 'partial', openai: 'assistant' };
+
 const HTML = (status: number): string =>
   `<html>\r\n<head><title>${status} Bad Gateway</title></head>\r\n<body>\r\n<center><h1>${status} Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
 
@@ -100,6 +104,24 @@ const contextLengthMessage = (dialect: EmulatorDialect, window: number, prompt: 
   dialect === 'moonshot'
     ? `Invalid request: Your request exceeded model token limit: ${window}`
     : `This model's maximum context length is ${window} tokens. However, you requested ${prompt} tokens. Please reduce the length of the messages.`;
+
+/** The request of a continuation of `prefix` with its token limits raised by the pieces the prefix covers. */
+const beyondPrefix = (request: ChatCompletionRequest, prefix: string, config: PlanAnswerConfig): ChatCompletionRequest => {
+  if (typeof request.max_tokens !== 'number' && typeof request.max_completion_tokens !== 'number') return request;
+  const { max_tokens: _max, max_completion_tokens: _maxCompletion, ...unlimited } = request;
+  let covered = 0;
+  let length = 0;
+  for (const piece of planAnswer(unlimited as ChatCompletionRequest, config).choices[0]?.content() ?? []) {
+    if (length >= prefix.length) break;
+    length += piece.length;
+    covered++;
+  }
+  return {
+    ...request,
+    ...(typeof request.max_tokens === 'number' ? { max_tokens: request.max_tokens + covered } : {}),
+    ...(typeof request.max_completion_tokens === 'number' ? { max_completion_tokens: request.max_completion_tokens + covered } : {}),
+  };
+};
 
 const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -135,7 +157,11 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  * 9. Continuation: a request ending with an assistant prefix — DeepSeek `prefix: true` (also on `/beta/chat/completions`,
  *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
  *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
- *    uncut answer. `reject-prefill` refuses such a request with a 400 instead.
+ *    uncut answer; its `max_tokens` counts the tokens it generates (the prefix is prompt). `reject-prefill` refuses such
+ *    a request with a 400 instead. The scenario's `prefill=…` says which prefill the provider takes (`prefix`,
+ *    `partial`, `assistant`, `none`); a trailing assistant message it does not take is history, as a real provider
+ *    treats it: the model answers afresh — the answer starts again, with the same opening and other words (never the
+ *    continuation it was asked for).
  * 10. The emulator belongs to the process that starts it: in a node:cluster worker it listens on a port of its own
  *    (`exclusive`), not on one the primary shares out among the workers, whose connections would then reach the other
  *    workers' emulators (and end when one of those shuts down).
@@ -296,12 +322,14 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
         HTML(scenario.htmlStatus),
       );
     }
-    // An assistant prefix to continue: DeepSeek's `prefix: true` (documented on its beta base URL; taken on both here), Moonshot's `partial: true`, or
-    // (openai dialect) any trailing assistant message, as servers that take a prefill do.
+    // An assistant prefix to continue, in the prefill the provider takes: DeepSeek's `prefix: true` (documented on its
+    // beta base URL; taken on both here), Moonshot's `partial: true`, or (openai dialect) any trailing assistant message,
+    // as servers that take a prefill do. One it does not take stays in the conversation: the model answers afresh.
     const last = parsed.data.messages[parsed.data.messages.length - 1] as Record<string, unknown> | undefined;
+    const takes = scenario.prefill ?? DIALECT_PREFILL[dialect];
     const prefixed =
       last?.role === 'assistant' &&
-      (dialect === 'deepseek' ? last.prefix === true : dialect === 'moonshot' ? last.partial === true : true);
+      (takes === 'prefix' ? last.prefix === true : takes === 'partial' ? last.partial === true : takes === 'assistant');
     if (prefixed && scenario.rejectPrefill) {
       return fail(400, 'Invalid request: this model does not support an assistant message as the last message (prefill)', scenario);
     }
@@ -313,12 +341,14 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       ...(scenario.usageIn ? { usageIn: scenario.usageIn } : {}),
       ...(scenario.refusal ? { refusal: true } : {}),
     };
-    const planned = planAnswer(request, {
+    const planConfig = {
       dialect,
       seed,
       ...(scenario.tokens !== undefined ? { tokens: scenario.tokens } : {}),
       ...(scenario.finish !== undefined ? { finish: scenario.finish } : {}),
-    });
+    };
+    // A continuation's token limit counts the tokens it generates, not its prefix's (the prefix is prompt).
+    const planned = planAnswer(prefixed ? beyondPrefix(request, messageText(last?.content), planConfig) : request, planConfig);
     const plan = prefixed
       ? continuePlan(planned, messageText(last?.content), typeof last?.reasoning_content === 'string' ? last.reasoning_content : '')
       : planned;

@@ -3,6 +3,7 @@ import { createDemandGate } from '../core/createDemandGate.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
+import { acceptsRestart, ACCEPT_RESTART_HEADER } from '../node/acceptsRestart.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
 import { assertOneChoice } from '../node/assertOneChoice.js';
 import { authorizeBearer } from '../node/authorizeBearer.js';
@@ -15,6 +16,7 @@ import { resolveServingSettings } from '../node/resolveServingSettings.js';
 import { toChatRequestLog } from '../node/toChatRequestLog.js';
 import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
+import { routeReportOf, type RouteReport } from '../node/routeReportOf.js';
 import { usageOf } from '../node/usageOf.js';
 import type { WriteOutcome } from '../node/WriteOutcome.js';
 import { readRequestJson } from './readRequestJson.js';
@@ -111,6 +113,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     const demand = createDemandGate({ stallTimeoutMs });
     let model: string | undefined;
     let usage: Usage | undefined;
+    let route: RouteReport | undefined;
     // The heartbeat waits for the request (as the node core's): one written while its body still arrives would commit
     // the 200, and its refusal (400, 408, 413) would go in-band under it.
     let requestRead: () => void = () => undefined;
@@ -124,7 +127,8 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
         model = chatRequest.model ?? client.model;
         if (request.method === 'HEAD') return subscriber.complete(); // GET's status and headers, as the node core
         VALIDATED_CHAT_REQUESTS.add(chatRequest);
-        subscriber.add(call(client, chatRequest, { demand }).subscribe(subscriber));
+        const options = acceptsRestart(request.headers.get(ACCEPT_RESTART_HEADER)) ? { demand, acceptRestart: true } : { demand };
+        subscriber.add(call(client, chatRequest, options).subscribe(subscriber));
       };
       answer().catch((error: unknown) => subscriber.error(error));
     });
@@ -136,10 +140,17 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       ...(config.signal === undefined ? {} : { signal: config.signal }),
       heartbeatMs: settings.heartbeatMs,
       ...(onHeartbeat === undefined ? {} : { onHeartbeat: () => onHeartbeat(endpoint) }),
-      ...(log === undefined ? {} : { onValue: (value: unknown) => void (usage = usageOf(value) ?? usage) }),
+      ...(log === undefined
+        ? {}
+        : {
+            onValue: (value: unknown) => {
+              usage = usageOf(value) ?? usage;
+              route = routeReportOf(value) ?? route;
+            },
+          }),
       onEnd: (outcome) => {
         release?.();
-        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, secrets, maxLogFieldChars }));
+        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, route, secrets, maxLogFieldChars }));
       },
     });
   };

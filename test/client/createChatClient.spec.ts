@@ -458,6 +458,7 @@ describe('createChatClient', () => {
         baseUrl: 'https://api.moonshot.ai/v1',
         model: 'kimi-k2-0905-preview',
         apiKeyEnv: 'MOONSHOT_API_KEY',
+        prefill: 'moonshot',
         quirks: [
           'usage inside choices[i] of the finishing chunk, and again in a choices: [] chunk with include_usage (counted once)',
           'tool-call fragments may omit index; ids like name:N; builtin_function calls ($web_search)',
@@ -469,7 +470,9 @@ describe('createChatClient', () => {
         baseUrl: 'https://api.deepseek.com',
         model: 'deepseek-chat',
         apiKeyEnv: 'DEEPSEEK_API_KEY',
+        prefill: 'deepseek',
       });
+      expect([PROVIDERS.mistral.prefill, PROVIDERS.qwen.prefill, PROVIDERS.openai.prefill]).toEqual(['mistral', 'moonshot', false]);
       const moonshot = createChatClient({ provider: 'moonshot-cn', env: { MOONSHOT_API_KEY: KEY } });
       expect([moonshot.baseUrl, moonshot.model]).toEqual(['https://api.moonshot.cn/v1', 'kimi-k2-0905-preview']);
       void moonshot.close();

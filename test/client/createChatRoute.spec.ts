@@ -121,6 +121,26 @@ describe('createChatRoute', () => {
     expect(usages[0]).toMatchObject({ completion_tokens: 12, prompt_tokens: 2 * single.usage!.prompt_tokens! });
   });
 
+  it("each preset's prefill is a target's default: Mistral prefix: true on its own base URL, Qwen partial: true; OpenAI none (the answer restarts)", async () => {
+    const cutting = await emulator({ dialect: 'deepseek', seed: 7, scenario: 'tokens=30;pace=2;eof-after=10' });
+    const prefix = await emulator({ dialect: 'deepseek', seed: 7, scenario: 'tokens=30' });
+    const partial = await emulator({ dialect: 'moonshot', seed: 7, scenario: 'tokens=30' });
+    const cut = { baseUrl: cutting.url, model: 'deepseek-chat', name: 'cut', prefill: false as const };
+    const lastBody = (e: Emulator) => e.requests[e.requests.length - 1]!;
+    // Mistral: prefix: true, on its own base URL (not DeepSeek's /beta).
+    const mistral = await lastValueFrom(route({ targets: [cut, { provider: 'mistral', apiKey: 'k', baseUrl: prefix.url, model: 'deepseek-chat' }] }).stream(REQUEST).pipe(toArray()));
+    expect(mistral[mistral.length - 1]!.attempts?.map((a) => a.outcome)).toEqual(['cut', 'completed']);
+    expect(lastBody(prefix).path).toBe('/v1/chat/completions');
+    expect((lastBody(prefix).body as { messages: Array<Record<string, unknown>> }).messages.at(-1)).toMatchObject({ role: 'assistant', prefix: true });
+    // Qwen: partial: true (Moonshot's mark).
+    await lastValueFrom(route({ targets: [cut, { provider: 'qwen', apiKey: 'k', baseUrl: partial.url, model: 'qwen-plus' }] }).stream(REQUEST).pipe(toArray()));
+    expect((lastBody(partial).body as { messages: Array<Record<string, unknown>> }).messages.at(-1)).toMatchObject({ role: 'assistant', partial: true });
+    // OpenAI takes no prefill: never asked to continue; json() starts the answer again on it.
+    const openai = await firstValueFrom(route({ targets: [cut, { provider: 'openai', apiKey: 'k', baseUrl: prefix.url, model: 'deepseek-chat' }] }).json(REQUEST));
+    expect(openai.attempts?.map((a) => `${a.target}:${a.outcome}`)).toEqual(['cut:cut', 'openai:deepseek-chat:completed']);
+    expect((lastBody(prefix).body as { messages: unknown[] }).messages).toEqual(REQUEST.messages);
+  });
+
   it('refuses no targets, a bad context window and a bad breaker setting with a ConfigError', () => {
     expect(() => createChatRoute({ targets: [] })).toThrow(ConfigError);
     expect(() => createChatRoute({ targets: [{ baseUrl: 'http://127.0.0.1:9/v1', contextWindow: -1 }] })).toThrow(/contextWindow/);

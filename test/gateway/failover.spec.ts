@@ -12,6 +12,7 @@ import type { LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../../
 import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
 import type { GatewayRoute, GatewayRouteTarget } from '../../src/gateway/loadRoutes';
 import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
+import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
@@ -44,6 +45,7 @@ async function setup(
   refDialect: EmulatorDialect = 'deepseek',
   refTokens = 60,
   env: Record<string, string> = {},
+  log: (entry: ChatRequestLog) => void = () => undefined,
 ): Promise<Setup> {
   const emulators = await Promise.all(specs.map((spec) => startEmulator({ dialect: spec.dialect ?? 'deepseek', seed: 1, scenario: spec.scenario ?? '' })));
   const ref = await startEmulator({ dialect: refDialect, seed: 1, scenario: `tokens=${refTokens}` });
@@ -63,7 +65,7 @@ async function setup(
   };
   const gateway = await startGateway(
     { ...loadGatewayConfig({ CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_HEARTBEAT_MS: '0', ...env }), port: 0 },
-    { log: () => undefined },
+    { log },
   );
   open = { gateway, emulators };
   return open;
@@ -235,19 +237,88 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     expect(s.emulators[1]!.requests).toHaveLength(0);
   });
 
-  it('a fallback that rejects the prefill: the client gets the real failure, never the 400 nor a truncated answer as complete', async () => {
+  it('a fallback that rejects the prefill: a stream that does not accept a restart gets the real failure, never the 400 nor a truncated answer as complete; /chat/json restarts invisibly', async () => {
     const s = await setup([
       { scenario: 'tokens=60;pace=2;reset-after=30', target: { prefill: false } },
-      { dialect: 'openai', scenario: 'reject-prefill', target: { prefill: 'assistant' } },
+      { dialect: 'openai', scenario: 'reject-prefill;tokens=60', target: { prefill: 'assistant' } },
     ]);
     const { lines } = await stream(s);
     expect(lines.some((l) => l.done && l.error === undefined)).toBe(false); // the error line is the only done: true
     expect(lines[lines.length - 1]!.error).toMatchObject({ code: 'network' });
     expect(lines.length).toBeGreaterThan(1); // the text delivered before the cut
-    const { status, body } = await json(s);
-    expect(status).toBe(502);
-    expect(body.error).toMatchObject({ code: 'network' });
+    expect(lines.some((l) => l.restart !== undefined)).toBe(false);
     expect(s.emulators[1]!.requests.every((r) => r.status === 400)).toBe(true);
+    // /chat/json: nothing reached the client, so the answer starts again on the fallback, whole.
+    const { status, body } = await json(s);
+    expect(status).toBe(200);
+    const fresh = (await json(s, 'ref')).body.message.content;
+    expect(body.message.content.length).toBeGreaterThan(0);
+    expect(outcomes(body.attempts)).toEqual(['t0:cut(network)', 't1:failed(invalid_request_error)', 't1:completed']);
+    expect(body.model).toBe('deepseek-chat');
+    expect(fresh.length).toBeGreaterThan(0);
+  });
+
+  it('restart: a stream that sends Chatflux-Accept-Restart gets a restart frame, then the whole answer (NDJSON, SSE, /v1 SSE); /v1 without stream restarts invisibly', async () => {
+    const s = await setup([{ scenario: 'tokens=60;pace=2;reset-after=30', target: { prefill: false } }, { scenario: 'tokens=60', target: { prefill: false } }]);
+    const text = await healthyText(s);
+    const headers = { 'Chatflux-Accept-Restart': 'true' };
+    const res = await rawRequest(`${s.gateway.url}/chat/stream`, { body: { model: 'chat', messages: MESSAGES }, headers });
+    const lines = res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LlmClientOutputChunk);
+    const at = lines.findIndex((l) => l.restart !== undefined);
+    expect(at).toBeGreaterThan(0); // text, then the restart
+    expect(lines[at]).toEqual({ message: { role: 'assistant', content: '' }, done: false, index: at, restart: { code: 'network' } });
+    expect(lines.slice(0, at).map((l) => l.message.content).join('')).toBe(text.slice(0, lines.slice(0, at).map((l) => l.message.content).join('').length));
+    expect(lines.map((l) => l.index)).toEqual(lines.map((_, i) => i)); // one index sequence
+    const after = lines.slice(at + 1);
+    expect(after.map((l) => l.message.content).join('')).toBe(text);
+    expect(outcomes(after[after.length - 1]!.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    // /chat/sse: the same frame as `event: restart`.
+    const sse = await rawRequest(`${s.gateway.url}/chat/sse`, { body: { model: 'chat', messages: MESSAGES }, headers });
+    const frames = sse.body.split('\n\n').filter((f) => f !== '');
+    const restart = frames.findIndex((f) => f.startsWith('event: restart\n'));
+    expect(restart).toBeGreaterThan(0);
+    expect(JSON.parse(frames[restart]!.split('\n')[1]!.slice(6))).toMatchObject({ restart: { code: 'network' }, done: false });
+    const data = frames.slice(restart + 1).filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)) as LlmClientOutputChunk);
+    expect(data.map((l) => l.message.content).join('')).toBe(text);
+    expect(frames[frames.length - 1]).toBe('data: [DONE]');
+    // /v1/chat/completions, streamed: a chunk with no choices and `restart`, then the whole answer (the role again).
+    const v1 = await rawRequest(`${s.gateway.url}/v1/chat/completions`, { body: { model: 'chat', messages: MESSAGES, stream: true }, headers });
+    const chunks = v1.body.split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)) as { choices: Array<{ delta: { role?: string; content?: string } }>; restart?: unknown });
+    const v1At = chunks.findIndex((c) => c.restart !== undefined);
+    expect(chunks[v1At]).toMatchObject({ object: 'chat.completion.chunk', choices: [], restart: { code: 'network' } });
+    expect(chunks[v1At + 1]!.choices[0]!.delta.role).toBe('assistant');
+    expect(chunks.slice(v1At + 1).map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(text);
+    // /v1/chat/completions, not streamed: invisibly, the whole answer.
+    const whole = JSON.parse((await rawRequest(`${s.gateway.url}/v1/chat/completions`, { body: { model: 'chat', messages: MESSAGES } })).body) as { choices: Array<{ message: { content: string } }> };
+    expect(whole.choices[0]!.message.content).toBe(text);
+    // Without the header: the cut's clean error, as before.
+    const plain = await stream(s);
+    expect(plain.lines[plain.lines.length - 1]!.error).toMatchObject({ code: 'network' });
+    expect(plain.lines.some((l) => l.restart !== undefined)).toBe(false);
+  });
+
+  it('restart: a restart that no target delivers surfaces the cut\'s own error, never the restart\'s failure', async () => {
+    const cutting = 'tokens=60;pace=5;reset-after=30';
+    const s = await setup([{ scenario: cutting, target: { prefill: false } }, { scenario: 'status=503', target: { prefill: false } }]);
+    // The primary cuts its answer, then answers 503 (down from its first request on); the fallback is down.
+    const downAfterFirst = async (): Promise<void> => {
+      s.emulators[0]!.setScenario(cutting);
+      const seen = s.emulators[0]!.requests.length;
+      // Once the answer streams (its scenario taken), before its cut (30 events at 5 ms).
+      while (!s.emulators[0]!.requests.some((r) => r.seq > seen && r.status === 200)) await new Promise((resolve) => setTimeout(resolve, 1));
+      s.emulators[0]!.setScenario('status=503');
+    };
+    const [, answer] = await Promise.all([downAfterFirst(), json(s)]);
+    expect(answer.status).toBe(502);
+    expect(answer.body.error).toMatchObject({ code: 'network' });
+    expect(outcomes(answer.body.attempts)).toEqual([]);
+    const [, res] = await Promise.all([
+      downAfterFirst(),
+      rawRequest(`${s.gateway.url}/chat/stream`, { body: { model: 'chat', messages: MESSAGES }, headers: { 'Chatflux-Accept-Restart': 'true' } }),
+    ]);
+    const lines = res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LlmClientOutputChunk & { error?: { code: string } });
+    expect(lines.some((l) => l.restart !== undefined)).toBe(false); // announced only when the restart delivers
+    expect(lines[lines.length - 1]!.error).toMatchObject({ code: 'network' });
   });
 
   it('a fallback that rejects the prefill, and a third that accepts it: spliced', async () => {
@@ -261,6 +332,45 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     expect(outcomes(last.attempts)).toEqual(['t0:cut(network)', 't1:failed(invalid_request_error)', 't2:completed']);
   });
 
+  it('verified continuation: a fallback declared prefill "assistant" that answers afresh (the default dialect) is a failed continuation, never the text twice', async () => {
+    const s = await setup([
+      { scenario: 'tokens=60;pace=2;reset-after=40', target: { prefill: false } },
+      { scenario: 'tokens=60', target: { prefill: 'assistant' } },
+    ]);
+    const { lines } = await stream(s);
+    const text = lines.map((l) => l.message?.content ?? '').join('');
+    expect(text.split('关于「').length).toBe(2); // the opening once
+    expect(lines.some((l) => l.done && (l as { error?: unknown }).error === undefined)).toBe(false);
+    expect(lines[lines.length - 1]!.error).toMatchObject({ code: 'network' }); // the cut's own error
+    const fallback = s.emulators[1]!.requests[0]!;
+    const messages = (fallback.body as { messages: Array<Record<string, unknown>> }).messages;
+    expect(messages[messages.length - 1]).toMatchObject({ role: 'assistant' });
+    expect(messages[messages.length - 1]!.prefix).toBeUndefined(); // a plain trailing message: DeepSeek takes it as history
+    // /chat/json: the answer starts again (invisibly), whole and once.
+    const { body } = await json(s);
+    expect(body.message.content).toBe(await healthyText(s));
+    expect(outcomes(body.attempts)).toEqual(['t0:cut(network)', 't1:failed(continuation_mismatch)', 't1:completed']);
+  });
+
+  it('verified continuation: an answer started again that repeats the delivered text exactly is trimmed, and the client gets one answer', async () => {
+    const s = await setup([
+      { scenario: 'tokens=60;pace=2;reset-after=3', target: { prefill: false } },
+      { scenario: 'tokens=60', target: { prefill: 'assistant' } },
+    ]);
+    const { lines } = await stream(s);
+    const last = lines[lines.length - 1]!;
+    expect(outcomes(last.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    // What the fallback answers afresh to the request it got: the client's answer is exactly that, once.
+    const sent = s.emulators[1]!.requests[0]!.body as Record<string, unknown>;
+    const fresh = JSON.parse((await rawRequest(`${s.emulators[1]!.url}/chat/completions`, { body: { ...sent, stream: false } })).body) as {
+      choices: Array<{ message: { content: string } }>;
+    };
+    const delivered = (sent.messages as Array<{ content: string }>).at(-1)!.content;
+    expect(delivered.length).toBeGreaterThan(0);
+    expect(fresh.choices[0]!.message.content.startsWith(delivered)).toBe(true);
+    expectComplete(lines, fresh.choices[0]!.message.content);
+  });
+
   it('insufficient_system_resource after the text: continued, usage added up over both attempts', async () => {
     const s = await setup([{ scenario: 'tokens=60;finish=insufficient_system_resource' }, { scenario: 'tokens=60' }]);
     const { lines } = await stream(s);
@@ -271,6 +381,88 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     const ref = (await json(s, 'ref')).body.usage!;
     expect(last.usage?.completion_tokens).toBe(60);
     expect(last.usage?.prompt_tokens).toBe(2 * ref.prompt_tokens!);
+  });
+
+  it('accounting: usage covers every delivered segment — a cut one that never reported usage estimated and flagged; the finishing target named', async () => {
+    const s = await setup([{ scenario: 'tokens=60;pace=2;reset-after=40' }, { scenario: 'tokens=60' }]);
+    const ref = (await json(s, 'ref')).body.usage!;
+    const { lines } = await stream(s);
+    const last = lines[lines.length - 1]!;
+    expect(outcomes(last.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    // 39 pieces streamed by t0 before its reset (estimated: one token each), the other 21 reported by t1: 60, as uncut.
+    expect(last.usage?.completion_tokens).toBe(ref.completion_tokens);
+    expect(last.usage_estimated).toBe(true);
+    expect(last.target).toBe('t1');
+    const { body } = await json(s);
+    expect(body.usage?.completion_tokens).toBe(ref.completion_tokens);
+    expect(body.usage_estimated).toBe(true);
+    expect(body.target).toBe('t1');
+    // An answer whose every segment reported its usage is not flagged.
+    const whole = await json(s, 'ref');
+    expect(whole.body.usage_estimated).toBeUndefined();
+  });
+
+  it("accounting: a continuation asks for the tokens the request's max_tokens still allows, and none is made when none are left", async () => {
+    const s = await setup([{ scenario: 'pace=2;eof-after=3' }, {}]);
+    const ask = async (body: Record<string, unknown>, model = 'chat') => {
+      const res = await rawRequest(`${s.gateway.url}/chat/stream`, { body: { model, messages: MESSAGES, ...body } });
+      return res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LlmClientOutputChunk);
+    };
+    const ref = await ask({ max_tokens: 5 }, 'ref');
+    const refText = ref.map((l) => l.message.content).join('');
+    // Cut after 2 of 5 pieces: the continuation is sent max_tokens 3 and the answer is the 5-piece one.
+    const lines = await ask({ max_tokens: 5 });
+    expectComplete(lines, refText);
+    const last = lines[lines.length - 1]!;
+    expect(last.finish_reason).toBe('length');
+    expect(last.usage?.completion_tokens).toBe(5);
+    expect((s.emulators[1]!.requests[0]!.body as { max_tokens?: number }).max_tokens).toBe(3);
+    // Cut after all 5 pieces (before their finish): no continuation at all, the answer ends with `length`.
+    s.emulators[0]!.setScenario('pace=2;eof-after=6');
+    const full = await ask({ max_tokens: 5 });
+    expectComplete(full, refText);
+    expect(full[full.length - 1]!.finish_reason).toBe('length');
+    expect(full[full.length - 1]!.usage).toMatchObject({ completion_tokens: 5 });
+    expect(outcomes(full[full.length - 1]!.attempts)).toEqual(['t0:cut(stream_incomplete)']);
+    expect(full[full.length - 1]!.target).toBe('t0');
+    expect(s.emulators[1]!.requests).toHaveLength(1); // the first case's only
+  });
+
+  it("accounting: the operator's CHATFLUX_MAX_TOKENS bounds the continuations too (the client never gets more than it allows)", async () => {
+    const s = await setup([{ scenario: 'pace=2;eof-after=6', target: { prefill: 'assistant' } }, { target: { prefill: 'assistant' } }], {}, 'deepseek', 60, {
+      CHATFLUX_MAX_TOKENS: '5',
+    });
+    const { lines } = await stream(s);
+    expect(lines.filter((l) => l.message.content !== '')).toHaveLength(5);
+    const last = lines[lines.length - 1]!;
+    expect(last.finish_reason).toBe('length');
+    expect(last.usage?.completion_tokens).toBe(5);
+    expect(s.emulators[1]!.requests).toHaveLength(0);
+  });
+
+  it('/v1/chat/completions names the target that finished: the model, and the route report as extension fields (streamed and not); so does the log line', async () => {
+    const entries: ChatRequestLog[] = [];
+    const s = await setup([{ scenario: 'tokens=60;pace=2;reset-after=40' }, { scenario: 'tokens=60', target: { model: 'backup-model' } }], {}, 'deepseek', 60, {}, (entry) => entries.push(entry));
+    const whole = JSON.parse((await rawRequest(`${s.gateway.url}/v1/chat/completions`, { body: { model: 'chat', messages: MESSAGES } })).body) as Record<string, unknown>;
+    expect(whole).toMatchObject({ object: 'chat.completion', model: 'backup-model', provider: 'openai-compatible', target: 't1', usage_estimated: true });
+    expect(outcomes(whole.attempts as RouteAttempt[])).toEqual(['t0:cut(network)', 't1:completed']);
+    for (const includeUsage of [false, true]) {
+      const res = await rawRequest(`${s.gateway.url}/v1/chat/completions`, {
+        body: { model: 'chat', messages: MESSAGES, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) },
+      });
+      const chunks = res.body.split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)) as Record<string, unknown>);
+      const final = chunks[chunks.length - 1]!;
+      expect(final).toMatchObject({ model: 'backup-model', target: 't1', provider: 'openai-compatible' });
+      expect(outcomes(final.attempts as RouteAttempt[])).toEqual(['t0:cut(network)', 't1:completed']);
+      expect(chunks.slice(0, -1).some((c) => c.attempts !== undefined)).toBe(false); // only the last one
+    }
+    await stream(s);
+    const logged = entries.filter((e) => e.model === 'chat');
+    expect(logged).toHaveLength(4);
+    for (const entry of logged) {
+      expect(entry.target).toBe('t1');
+      expect(outcomes(entry.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
+    }
   });
 
   it('a primary down for a minute, then healthy (20 requests, one every 4 s; here 1 s and 100 ms): every answer complete, the breaker spares the primary, which answers again once it recovers', async () => {

@@ -1,10 +1,12 @@
 /**
  * The emulator continues an assistant prefix per dialect (DeepSeek `prefix: true` on the beta path, Moonshot
  * `partial: true`, openai a trailing assistant message): the continuation is the rest of the answer the request
- * without the prefix gets, so prefix + continuation is that answer. Also `reject-prefill`, `down-for`,
+ * without the prefix gets, so prefix + continuation is that answer; a prefill the provider does not take (`prefill=…`)
+ * is answered afresh. Also `reject-prefill`, `down-for`,
  * `context-window` and `error-code`.
  */
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
+import { parseScenario } from '../../src/testing/parseScenario';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawPost } from './helpers/rawPost';
 
@@ -46,6 +48,48 @@ describe('emulator continuation of an assistant prefix', () => {
       expect(rest.status).toBe(200);
       expect(prefix + rest.content).toBe(whole.content);
     }
+  });
+
+  it('a prefill the provider does not take is answered afresh: the answer starts again (the same opening, other words)', async () => {
+    emulator = await startEmulator({ dialect: 'deepseek', seed: 3, scenario: 'tokens=40' });
+    const whole = await answer(emulator.url, { model: 'deepseek-chat', messages: MESSAGES });
+    const opening = whole.content.slice(0, whole.content.indexOf('，') + 1);
+    expect(opening).toBe('关于「你好」，');
+    const prefix = whole.content.slice(0, 20);
+    // DeepSeek without `prefix: true` (what a target declared `prefill: "assistant"` sends it): history, not a prefix.
+    const plain = { model: 'deepseek-chat', messages: [...MESSAGES, { role: 'assistant', content: prefix }] };
+    const afresh = await answer(emulator.url, plain);
+    expect(afresh.status).toBe(200);
+    expect(afresh.content.startsWith(opening)).toBe(true);
+    expect(prefix + afresh.content).not.toBe(whole.content);
+    expect(afresh.content).not.toBe(whole.content);
+    // prefill=assistant: this provider takes the plain trailing message as the beginning of its answer.
+    emulator.setScenario('tokens=40;prefill=assistant');
+    expect(prefix + (await answer(emulator.url, plain)).content).toBe(whole.content);
+    // prefill=none (OpenAI's own models): even the dialect's own mark is history.
+    emulator.setScenario('tokens=40;prefill=none');
+    const marked = await answer(emulator.url, { model: 'deepseek-chat', messages: [...MESSAGES, { role: 'assistant', content: prefix, prefix: true }] }, '/beta/chat/completions');
+    expect(marked.content.startsWith(opening)).toBe(true);
+    expect(prefix + marked.content).not.toBe(whole.content);
+    expect(() => parseScenario('prefill=maybe')).toThrow('"prefill" is prefix, partial, assistant or none, got "maybe"');
+  });
+
+  it("a continuation's max_tokens counts the tokens it generates (the prefix is prompt); a limit does not change the words", async () => {
+    emulator = await startEmulator({ dialect: 'deepseek', seed: 3, scenario: 'tokens=40' });
+    const whole = await answer(emulator.url, { model: 'deepseek-chat', messages: MESSAGES });
+    const five = await answer(emulator.url, { model: 'deepseek-chat', messages: MESSAGES, max_tokens: 5 });
+    expect(whole.content.startsWith(five.content)).toBe(true);
+    expect(five.raw).toContain('"finish_reason":"length"');
+    const pieces = five.raw
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => (JSON.parse(line.slice(6)) as { choices: Array<{ delta?: { content?: string | null } }> }).choices[0]?.delta?.content ?? '')
+      .filter((piece) => piece !== '');
+    expect(pieces).toHaveLength(5);
+    const prefix = pieces.slice(0, 3).join(''); // 3 of the 5 pieces: 2 left
+    const rest = await answer(emulator.url, { model: 'deepseek-chat', max_tokens: 2, messages: [...MESSAGES, { role: 'assistant', content: prefix, prefix: true }] }, '/beta/chat/completions');
+    expect(prefix + rest.content).toBe(five.content);
+    expect(rest.raw).toContain('"finish_reason":"length"');
   });
 
   it('a thinking model cut during its reasoning continues the reasoning, then the text; cut during the text, no reasoning again', async () => {

@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
+import { createChatRoute } from '../../src/client/createChatRoute';
 import { chatRouter } from '../../src/express/chatRouter';
 import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/testing/startEmulator';
 import { promptBound } from '../helpers/promptBound';
@@ -189,6 +190,50 @@ describe('per-client concurrency (maxConcurrentPerClient)', () => {
       expect(after.status).toBe(200);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe("a route's restart (Chatflux-Accept-Restart), as the node core serves it", () => {
+  it('a stream whose header accepts a restart gets the restart frame, then the whole answer; without it the cut error — the same bytes as Express', async () => {
+    const cutting = await startEmulator({ dialect: 'deepseek', seed: 12, scenario: 'tokens=30;pace=1;reset-after=10' });
+    const healthy = await startEmulator({ dialect: 'deepseek', seed: 12, scenario: 'tokens=30' });
+    const route = createChatRoute({
+      breaker: false,
+      targets: [
+        { baseUrl: cutting.url, model: 'deepseek-chat', name: 'cut', retry: false, prefill: false },
+        { baseUrl: healthy.url, model: 'deepseek-chat', name: 'whole', retry: false, prefill: false },
+      ],
+    });
+    const config = { client: route, heartbeatMs: 0 };
+    const web = await startHonoChat(config);
+    const app = express();
+    app.use(chatRouter(config));
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    try {
+      const node = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const body = { messages: [{ role: 'user', content: '你好' }] };
+      const headers = { 'Chatflux-Accept-Restart': 'true' };
+      const [ndjson, sse] = await Promise.all([rawRequest(`${web.url}/chat/stream`, { body, headers }), rawRequest(`${web.url}/chat/sse`, { body, headers })]);
+      const lines = ndjson.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { restart?: { code: string }; done: boolean; error?: unknown });
+      const at = lines.findIndex((l) => l.restart !== undefined);
+      expect(at).toBeGreaterThan(0);
+      expect(lines[at]!.restart).toEqual({ code: 'network' });
+      expect(lines[lines.length - 1]).toMatchObject({ done: true });
+      expect(lines[lines.length - 1]!.error).toBeUndefined();
+      expect(sse.body).toContain('event: restart\ndata: {');
+      const fromNode = await rawRequest(`${node}/chat/stream`, { body, headers });
+      expect(fromNode.body).toBe(ndjson.body);
+      const plain = await rawRequest(`${web.url}/chat/stream`, { body });
+      expect(plain.body).not.toContain('"restart"');
+      expect(plain.body.trim().split('\n').at(-1)).toContain('"code":"network"');
+    } finally {
+      await web.close();
+      await new Promise((resolve) => server.close(resolve));
+      await route.close();
+      await Promise.all([cutting.close(), healthy.close()]);
     }
   });
 });

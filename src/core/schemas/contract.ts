@@ -99,8 +99,15 @@ export const LlmClientOutput = z.object({
   usage_missing: z.boolean().optional(),
   /** Extension, through a route: the provider preset of the target that finished the answer. */
   provider: z.string().optional(),
+  /** Extension, through a route: the name of the target that finished the answer (as in `attempts`). */
+  target: z.string().optional(),
   /** Extension, through a route: every attempt, in order (usage is summed over those whose text was delivered). */
   attempts: z.array(RouteAttempt).optional(),
+  /**
+   * Extension, through a route: `true` when part of `usage` is an estimate — a segment cut before its provider reported
+   * its usage counts one completion token per text piece it streamed, and its prompt by its characters.
+   */
+  usage_estimated: z.boolean().optional(),
 });
 export type LlmClientOutput = z.infer<typeof LlmClientOutput>;
 
@@ -122,8 +129,23 @@ export const LlmClientOutputChunk = z.object({
   model: z.string().optional(),
   /** Extension, on the last chunk through a route: the provider preset of the target that finished it. */
   provider: z.string().optional(),
+  /** Extension, on the last chunk through a route: the name of the target that finished it. */
+  target: z.string().optional(),
   /** Extension, on the last chunk through a route: every attempt, in order (see `LlmClientOutput.attempts`). */
   attempts: z.array(RouteAttempt).optional(),
+  /** Extension, on the last chunk through a route: `true` when part of `usage` is an estimate (see `LlmClientOutput`). */
+  usage_estimated: z.boolean().optional(),
+  /**
+   * Extension, through a route, only for a caller that accepts a restart (`Chatflux-Accept-Restart: true`): the answer
+   * starts again — discard the text received so far; the whole answer follows. `code` is the public code of the cut
+   * that could not be continued. The chunk's message is empty and it is never the last.
+   */
+  restart: z
+    .object({
+      /** The public code of the cut that could not be continued (`network`, `timeout`, `stream_incomplete`, …). */
+      code: z.string(),
+    })
+    .optional(),
 });
 export type LlmClientOutputChunk = z.infer<typeof LlmClientOutputChunk>;
 

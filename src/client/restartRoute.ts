@@ -1,0 +1,92 @@
+import { catchError, defer, Observable, tap, throwError } from 'rxjs';
+import type { ChatCompletionChunk } from '../core/schemas/index.js';
+import { isCutError } from '../operators/isCutError.js';
+import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
+import type { ChatRouteConfig } from './createChatRoute.js';
+import type { RouteCall } from './RouteCall.js';
+import type { RouteContext } from './RouteContext.js';
+import { spliceRoute, type RouteRestart } from './spliceRoute.js';
+
+/**
+ * A route's call that starts its answer again where it cannot be continued: an answer cut after text reached the
+ * caller, that no target could continue (none takes a prefill, each refused it or answered afresh, or the answer
+ * holds tool calls), is asked again, whole, with the caller's request — the targets after the one that cut first,
+ * then the same one, then the earlier ones — within the route's `maxContinuations` (each cut spends one).
+ *
+ * 1. `announce` makes the value that tells the caller the answer starts again, before the restarted answer's first
+ *    value (`json()` has none: its one value is the restarted answer). Without `announce` and `restart: false` the
+ *    cut's error surfaces, as without a restart.
+ * 2. A restart that delivers nothing (every target failed) surfaces the cut's own error, never a restart's failure.
+ * 3. A restarted answer is continued and restarted by the same rules.
+ *
+ * @param route - The route.
+ * @param config - The route's options (`maxContinuations`).
+ * @param request - The caller's request.
+ * @param options - The call's options.
+ * @param call - The call's bookkeeping.
+ * @param finish - The call's result made of spliced chunks (`toOutput`, `toOutputChunks`).
+ * @param restart - Whether a cut answer starts again (`json()` always; `stream()` when its caller accepts it).
+ * @param announce - The value announcing a restart, made of the cut's error.
+ * @returns The call's result.
+ */
+export function restartRoute<T>(
+  route: RouteContext,
+  config: ChatRouteConfig,
+  request: ChatClientRequest,
+  options: ChatCallOptions,
+  call: RouteCall,
+  finish: (chunks: Observable<ChatCompletionChunk>) => Observable<T>,
+  restart: boolean,
+  announce?: (error: unknown) => T,
+): Observable<T> {
+  const { targets } = route;
+  const max = config.maxContinuations ?? 3;
+  const attempt = (from: RouteRestart | undefined): Observable<T> =>
+    defer(() => {
+      let delivered = false;
+      const chunks = spliceRoute(route, config, request, options, call, from).pipe(
+        tap((chunk) => {
+          if (!delivered && chunk.choices.some((choice) => choice.delta != null && hasText(choice.delta))) delivered = true;
+        }),
+      );
+      const answer = finish(chunks);
+      if (!restart) return answer;
+      return answer.pipe(
+        catchError((error: unknown) => {
+          const cuts = call.attempts.filter((a) => a.outcome === 'cut').length;
+          if (!delivered || !isCutError(error) || cuts > max) return throwError(() => error);
+          const at = call.cut === undefined ? 0 : targets.indexOf(call.cut);
+          const all = targets.map((_, i) => i);
+          call.answerTokens = 0; // the answer starts again: its token limits too
+          const again = attempt({ order: [...all.slice(at + 1), at, ...all.slice(0, at)], maxContinuations: max - cuts });
+          return firstValue(again, announce?.(error), error);
+        }),
+      );
+    });
+  return attempt(undefined);
+}
+
+const hasText = (delta: NonNullable<ChatCompletionChunk['choices'][number]['delta']>): boolean =>
+  (typeof delta.content === 'string' && delta.content !== '') ||
+  Array.isArray(delta.content) ||
+  (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') ||
+  (typeof delta.reasoning === 'string' && delta.reasoning !== '') ||
+  (delta.tool_calls?.length ?? 0) > 0 ||
+  (typeof delta.refusal === 'string' && delta.refusal !== '');
+
+/** `source`, with `first` before its first value; when it fails before any, `cut` instead of its error. */
+const firstValue = <T>(source: Observable<T>, first: T | undefined, cut: unknown): Observable<T> =>
+  new Observable<T>((subscriber) => {
+    let started = false;
+    return source.subscribe({
+      next: (value) => {
+        if (!started) {
+          started = true;
+          if (first !== undefined) subscriber.next(first);
+        }
+        subscriber.next(value);
+      },
+      error: (error: unknown) => subscriber.error(started ? error : cut),
+      complete: () => subscriber.complete(),
+    });
+  });
