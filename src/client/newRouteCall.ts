@@ -1,10 +1,13 @@
+import type { RouteBudget } from './createRouteBudget.js';
 import type { RouteCall } from './RouteCall.js';
 
 /**
  * The bookkeeping of a new call: no attempt, no target active or cut, nothing pending, no usage, no finisher.
  *
+ * @param budget - What the call may spend upstream.
+ * @param caller - Who the call is for.
  * @returns A fresh {@link RouteCall}.
  */
-export function newRouteCall(): RouteCall {
-  return { attempts: [], active: undefined, cut: undefined, pending: new Map(), usage: undefined, finisher: undefined };
+export function newRouteCall(budget: RouteBudget, caller?: string): RouteCall {
+  return { attempts: [], active: undefined, cut: undefined, pending: new Map(), usage: undefined, finisher: undefined, budget, caller };
 }

@@ -13,7 +13,8 @@ import { withPrefill, type PrefillDialect } from './withPrefill.js';
  * How a route continues a cut answer (`continueAfterCut`'s `continueWith`): the targets after the one that cut first
  * (it is suspect), then the same one, then the earlier ones — only those that accept a prefill, each sent the text so
  * far as an assistant prefix; when nothing reached the caller yet, any target starts over with the plain request.
- * Each failure moves on to the next (an abort stops). No target fits: `undefined` (the cut surfaces).
+ * Each failure moves on to the next (an abort stops). No target fits, or no attempt is left in the call's budget
+ * (whose time budget starts over at the cut): `undefined` (the cut surfaces).
  *
  * @param route - The route.
  * @param call - The call's bookkeeping (`cut`: the target that cut last).
@@ -30,6 +31,8 @@ export function routeContinuation(
   const { targets } = route;
   const all = targets.map((_, i) => i);
   return ({ content, reasoning }) => {
+    call.budget.restart();
+    if (!call.budget.allows()) return undefined;
     const cut = call.cut === undefined ? 0 : targets.indexOf(call.cut);
     const fresh = content === '' && reasoning === ''; // nothing reached the caller: any target can start over
     // The next targets first (the one that cut is suspect), then the same one, then the earlier ones.

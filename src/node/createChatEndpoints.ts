@@ -269,7 +269,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         model = request.model ?? client.model;
         if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
-        call(client, request, { demand }).subscribe(subscriber);
+        // The caller's key (hashed) lets a route's breakers tell one client's failures from an outage.
+        call(client, request, { demand, caller: clientKey(req) }).subscribe(subscriber);
       };
       answer().catch((error: unknown) => {
         if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close'); // refused before its body was read

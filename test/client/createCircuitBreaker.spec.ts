@@ -57,7 +57,8 @@ describe('createCircuitBreaker', () => {
   });
 
   it('has documented defaults and refuses bad settings with a ConfigError', () => {
-    expect(DEFAULT_CIRCUIT_BREAKER).toEqual({ consecutiveFailures: 5, failureRate: 0.5, window: 20, minimumCalls: 10, coolDownMs: 30_000 });
+    expect(DEFAULT_CIRCUIT_BREAKER).toEqual({ consecutiveFailures: 5, failureRate: 0.5, window: 20, minimumCalls: 10, coolDownMs: 5_000, distinctCallers: 2 });
+    expect(() => createCircuitBreaker({ distinctCallers: 0 })).toThrow(/distinctCallers/);
     expect(() => createCircuitBreaker({ consecutiveFailures: 0 })).toThrow(ConfigError);
     expect(() => createCircuitBreaker({ failureRate: 1.5 })).toThrow(/failureRate/);
     expect(() => createCircuitBreaker({ coolDownMs: -1 })).toThrow(/coolDownMs/);
