@@ -96,7 +96,8 @@ export interface ChatCallOptions {
   /** Aborting it aborts the request, or ends a wait between retries, at once (`AbortedError`, never retried). */
   signal?: AbortSignal;
   /**
-   * Who the call is for: an opaque, bounded id such as a hashed API key (the serving core passes its `clientKey`).
+   * Who the call is for: an opaque, bounded id such as a hashed API key (the serving core passes its `clientKey` when
+   * it can tell clients apart: two or more API keys, or a `clientKey` of yours).
    * A route's circuit breakers count failures against a target only once they come from several callers
    * (`distinctCallers`), so that one client's requests cannot open them for everyone. Never sent upstream.
    */

@@ -207,6 +207,10 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const settings = resolveServingSettings(config);
   const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((req: IncomingMessage) => clientKeyOf(req, keys.length > 0));
+  // The caller a route's breakers count failures by: clients told apart by their keys (two or more), or by the
+  // configured `clientKey`. With one key or none every request may be one client's (or a proxy's address): no caller,
+  // and every failure counts, as an outage's must.
+  const callerOf = keys.length > 1 || config.clientKey !== undefined ? clientKey : undefined;
   /** Admits one more request of this client (by default the request's, `clientKey`) until its response closes, or refuses it (429). */
   const admit = (req: IncomingMessage, res: ServerResponse, client = clientKey(req)): void => {
     res.once('close', settings.admit(client));
@@ -269,8 +273,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         model = request.model ?? client.model;
         if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
-        // The caller's key (hashed) lets a route's breakers tell one client's failures from an outage.
-        call(client, request, { demand, caller: clientKey(req) }).subscribe(subscriber);
+        // Who asks lets a route's breakers tell one client's failures from an outage (see `callerOf`).
+        call(client, request, callerOf === undefined ? { demand } : { demand, caller: callerOf(req) }).subscribe(subscriber);
       };
       answer().catch((error: unknown) => {
         if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close'); // refused before its body was read
