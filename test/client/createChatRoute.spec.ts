@@ -233,12 +233,14 @@ describe('createChatRoute: Failover II (probes, first-token budget, budget of at
   it('a half-open probe is one attempt, never retried: a target still down costs its caller one fast failure, then the fallback', async () => {
     const down = await emulator({ dialect: 'deepseek', scenario: 'status=503' });
     const healthy = await emulator({ dialect: 'deepseek', scenario: 'tokens=5' });
+    const events: ChatRouteEvent[] = [];
     const r = route({
       breaker: { consecutiveFailures: 1, coolDownMs: 50 },
       targets: [
         { baseUrl: down.url, model: 'deepseek-chat', name: 'p', retry: { count: 2, baseDelayMs: 1, minDelayMs: 0 } },
         { baseUrl: healthy.url, model: 'deepseek-chat', name: 'b' },
       ],
+      onEvent: (event) => events.push(event),
     });
     expect(outcomes(await firstValueFrom(r.json(REQUEST)))).toEqual(['p:retried', 'p:retried', 'p:failed', 'b:completed']);
     expect(r.breakerStates()).toMatchObject({ p: 'open' });
@@ -246,7 +248,8 @@ describe('createChatRoute: Failover II (probes, first-token budget, budget of at
     const before = down.requests.length;
     expect(outcomes(await firstValueFrom(r.json(REQUEST)))).toEqual(['p:failed', 'b:completed']);
     expect(down.requests.length - before).toBe(1);
-    expect(r.breakerStates()).toMatchObject({ p: 'open' });
+    const transitions = events.flatMap((e) => (e.type === 'breaker' ? [`${e.from}→${e.to}`] : []));
+    expect(transitions).toEqual(['closed→open', 'open→half_open', 'half_open→open']); // the failed probe reopened it
   });
 
   it('a primary down, then recovered (scaled: down 600 ms, a request every 60 ms): the breaker opens, probes one attempt at a time, and the primary serves again', async () => {
@@ -282,12 +285,12 @@ describe('createChatRoute: Failover II (probes, first-token budget, budget of at
 
   it('first-token budget: a silent primary hands over after silenceMs; one queuing with keep-alive comments is waited for', async () => {
     const silent = await emulator({ dialect: 'moonshot', scenario: 'queue=5000;tokens=5' }); // Moonshot queues silently
-    const queuing = await emulator({ dialect: 'deepseek', scenario: 'queue=800;keep-alive=50;tokens=5' });
+    const queuing = await emulator({ dialect: 'deepseek', scenario: 'queue=1500;keep-alive=50;tokens=5' });
     const healthy = await emulator({ dialect: 'deepseek', scenario: 'tokens=5' });
     const make = (primary: Emulator): ChatRoute =>
       route({
-        silenceMs: 200,
-        jsonTimeoutMs: 4000, // bounds the test
+        silenceMs: 300,
+        jsonTimeoutMs: 5000, // bounds the test
         targets: [
           { baseUrl: primary.url, model: 'deepseek-chat', name: 'p' },
           { baseUrl: healthy.url, model: 'deepseek-chat', name: 'b' },
@@ -295,10 +298,10 @@ describe('createChatRoute: Failover II (probes, first-token budget, budget of at
       });
     const started = Date.now();
     const handedOver = await firstValueFrom(make(silent).json(REQUEST));
-    expect(Date.now() - started).toBeLessThan(3000); // one 200 ms budget, not the 5 s queue
+    expect(Date.now() - started).toBeLessThan(3000); // one 300 ms budget, not the 5 s queue
     expect(handedOver.attempts?.map((a) => `${a.target}:${a.outcome}:${a.error ?? ''}`)).toEqual(['p:failed:timeout:first_chunk', 'b:completed:']);
     const waited = await firstValueFrom(make(queuing).json(REQUEST));
-    expect(outcomes(waited)).toEqual(['p:completed']); // 800 ms of keep-alives, four times the silence budget
+    expect(outcomes(waited)).toEqual(['p:completed']); // 1.5 s of keep-alives, five times the silence budget
     expect(healthy.requests).toHaveLength(1);
   });
 
@@ -324,11 +327,13 @@ describe('createChatRoute: Failover II (probes, first-token budget, budget of at
 
   it('deadlineMs: no retry is waited for past it (a Retry-After that would end after it surfaces the failure)', async () => {
     const limited = await emulator({ dialect: 'openai', scenario: 'status=429;retry-after-ms=300' });
-    const r = route({ breaker: false, deadlineMs: 500, targets: [{ baseUrl: limited.url, model: 'm', retry: 10 }] });
+    const r = route({ breaker: false, deadlineMs: 1000, targets: [{ baseUrl: limited.url, model: 'm', retry: 10 }] });
     const started = Date.now();
     await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ status: 429 });
-    expect(limited.requests).toHaveLength(2); // at 0 and 300 ms; the next would start at 600 ms, past the deadline
-    expect(Date.now() - started).toBeLessThan(3000); // not 11 attempts 300 ms apart
+    // At 0, 300 and 600 ms at the most; the next would start at 1200 ms, past the deadline (not 11 attempts).
+    expect(limited.requests.length).toBeGreaterThanOrEqual(2);
+    expect(limited.requests.length).toBeLessThanOrEqual(4);
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('refuses a bad maxAttempts or deadlineMs at creation', () => {

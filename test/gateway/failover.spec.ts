@@ -332,10 +332,10 @@ describe('failover catalogue II through the gateway: recovery, first token, budg
   });
 
   it('a provider queuing with keep-alive comments (DeepSeek) past the first-token budget is waited for, not abandoned', async () => {
-    const s = await setup([{ scenario: 'queue=1500;keep-alive=50;tokens=60' }, { scenario: 'tokens=60' }], { silenceMs: 250 });
+    const s = await setup([{ scenario: 'queue=2000;keep-alive=50;tokens=60' }, { scenario: 'tokens=60' }], { silenceMs: 400 });
     const text = await healthyText(s);
     const { lines } = await stream(s);
-    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:completed']); // six budgets of keep-alives
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:completed']); // five budgets of keep-alives
     expect(s.emulators[1]!.requests).toHaveLength(0);
   });
 
@@ -350,13 +350,15 @@ describe('failover catalogue II through the gateway: recovery, first token, budg
     expect(s.emulators.slice(0, 3).map((e) => e.requests.length)).toEqual([2, 1, 1]);
   });
 
-  it('a time budget per request (deadlineMs): Retry-After 3 s (here 300 ms) with 10 retries is not waited for past it', async () => {
-    const s = await setup([{ dialect: 'openai', scenario: 'status=429;retry-after-ms=300', target: { retries: 10 } }], { deadlineMs: 500 });
+  it('a time budget per request (deadlineMs, here 1 s): Retry-After 3 s (here 300 ms) with 10 retries is not waited for past it', async () => {
+    const s = await setup([{ dialect: 'openai', scenario: 'status=429;retry-after-ms=300', target: { retries: 10 } }], { deadlineMs: 1000 });
     const started = Date.now();
     const { status } = await json(s);
     expect(status).toBe(429);
-    expect(s.emulators[0]!.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(3_000); // not 11 attempts 300 ms apart
+    // At 0, 300 and 600 ms at the most (the next would start past 1 s), not 11 attempts 300 ms apart.
+    expect(s.emulators[0]!.requests.length).toBeGreaterThanOrEqual(2);
+    expect(s.emulators[0]!.requests.length).toBeLessThanOrEqual(4);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 });
 
@@ -464,6 +466,46 @@ describe("the gateway's deadlines (CHATFLUX_*_TIMEOUT_MS) reach the route target
     const { lines } = await stream(s);
     expect(Date.now() - started).toBeLessThan(5_000); // the target's 300 ms, not the gateway's 30 s
     expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:cut(timeout:idle)', 't1:completed']);
+  });
+});
+
+describe('without routes: a provider that sends nothing is given up in bounded time (the defaults, scaled down by their variables)', () => {
+  let silent: TestServer | undefined;
+  afterEach(async () => {
+    await silent?.close();
+    silent = undefined;
+  });
+  const gatewayOver = async (handler: Parameters<typeof startServer>[0], env: Record<string, string>): Promise<RunningGateway> => {
+    silent = await startServer(handler);
+    const gateway = await startGateway(
+      { ...loadGatewayConfig({ CHATFLUX_PROVIDER: 'openai-compatible', CHATFLUX_BASE_URL: `${silent.url}/v1`, CHATFLUX_MODEL: 'm', CHATFLUX_HEARTBEAT_MS: '0', ...env }), port: 0 },
+      { log: () => undefined },
+    );
+    open = { gateway, emulators: [] };
+    return gateway;
+  };
+
+  it('headers, then nothing (no keep-alive): a 504 after CHATFLUX_SILENCE_TIMEOUT_MS, one upstream request', async () => {
+    const gateway = await gatewayOver((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders(), {
+      CHATFLUX_SILENCE_TIMEOUT_MS: '300',
+    });
+    const started = Date.now();
+    const res = await rawRequest(`${gateway.url}/chat/json`, { body: { messages: MESSAGES } });
+    expect(res.status).toBe(504);
+    expect(Date.now() - started).toBeLessThan(5_000); // one 300 ms silence, not the 600 s first-chunk deadline
+    expect(silent!.requests).toHaveLength(1);
+  });
+
+  it('a provider that hangs up without a word is not asked again once CHATFLUX_DEADLINE_MS (here 1.5 s) is spent', async () => {
+    const gateway = await gatewayOver((req) => setTimeout(() => req.socket.destroy(), 100), {
+      CHATFLUX_DEADLINE_MS: '1500',
+      CHATFLUX_MAX_RETRIES: '10',
+    });
+    const res = await rawRequest(`${gateway.url}/chat/json`, { body: { messages: MESSAGES } });
+    expect(res.status).toBe(502);
+    // Each attempt lasts 100 ms and each wait at least 200 ms (minDelayMs): at most 5 start within 1.5 s, not 11.
+    expect(silent!.requests.length).toBeGreaterThanOrEqual(2);
+    expect(silent!.requests.length).toBeLessThanOrEqual(5);
   });
 });
 
