@@ -217,8 +217,10 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   ): Observable<ChatCompletionChunk> => {
     const traceHeaders = call?.headers();
     const headers = traceHeaders === undefined ? config.headers : { ...config.headers, ...traceHeaders };
-    // The time of the provider's latest bytes (keep-alive comments included): its sign of life before the first chunk.
+    // The time the request went out (once a connection slot was granted: a wait for one is not the provider's silence),
+    // then of the provider's latest bytes (keep-alive comments included): its signs of life before the first chunk.
     let alive: number | undefined;
+    const sign = (): void => void (alive = asyncScheduler.now());
     const upstream = requestCompletion(body, {
       baseUrl,
       dispatcher,
@@ -232,7 +234,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     // The parser and decoder are subscribed once a connection slot is granted: a request waiting in the queue holds
     // none of their state (both pass the slot's errors through untouched, so nothing else changes).
     const decoded = upstream.pipe(
-      tap(() => (alive = asyncScheduler.now())),
+      tap({ subscribe: sign, next: sign }),
       parseSse(),
       // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
       // before its usage says so (usage_missing) instead of silently lacking it.
@@ -246,7 +248,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       chunkTimeouts<ChatCompletionChunk>({
         firstChunk: timeouts.firstChunk,
         silence: timeouts.silence,
-        alive: () => alive,
+        alive: () => alive ?? asyncScheduler.now(), // not sent yet: no silence
         idle: timeouts.idle,
         ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
         ...(options.demand === undefined ? {} : { demand: options.demand }),

@@ -8,8 +8,9 @@ export interface TimeoutsConfig {
   firstChunk?: number;
   /**
    * Before the first data chunk: the longest stretch without a byte from the provider (its headers do not count, a
-   * `: keep-alive` comment does), from subscription. A provider that sends nothing is given up after it; one that
-   * queues and says so with keep-alive comments is waited for until `firstChunk`. A `TimeoutError('first_chunk')`.
+   * `: keep-alive` comment does), from the request's start (a wait for a free connection does not count). A provider
+   * that sends nothing is given up after it; one that queues and says so with keep-alive comments is waited for until
+   * `firstChunk`. A `TimeoutError('first_chunk')`.
    */
   silence?: number;
   /** Between two data chunks after the first (keep-alive comments do not reset it). */

@@ -337,6 +337,23 @@ describe('createChatClient', () => {
       expect(answer.message.content).toBe('你好');
     });
 
+    it('silence counts from the request going out: a wait for a free connection is not the provider\'s silence', async () => {
+      await serve((_req, res, n) => {
+        sse(res);
+        // The first answer holds the only connection for 600 ms (with a chunk at once: it is not silent itself).
+        if (n === 1) {
+          res.write(frame('你'));
+          setTimeout(() => res.end([frame('好'), FINISH, 'data: [DONE]\n\n'].join('')), 600);
+        } else res.end(ANSWER.join(''));
+      });
+      const c = make({ connections: 1, timeouts: { silence: 300 } });
+      const first = lastValueFrom(c.json({ messages: MESSAGES })).catch((error: unknown) => error); // never unhandled
+      await delay(50);
+      const second = await lastValueFrom(c.json({ messages: MESSAGES })); // waited ~550 ms for the connection
+      expect(second.message.content).toBe('你好');
+      expect(await first).toMatchObject({ message: { content: '你好' } });
+    });
+
     it('no retry after the call\'s deadline: a provider that hangs up without a word is not asked again and again', async () => {
       await serve((req) => setTimeout(() => req.socket.destroy(), 150));
       const started = Date.now();
