@@ -158,7 +158,7 @@ export interface ChatRoute extends ChatClient {
  * @returns The route (a `ChatClient`: `chunks`, `json`, `stream`, `sse`, `close`).
  * @throws ConfigError for no target or a bad target configuration (each target's client is created now), or a
  *   target setting `timeouts.json` or `maxAnswerChars` (a route's json() has its own: `jsonTimeoutMs`, `maxAnswerChars`),
- *   or a bad `maxContinuations`, `silenceMs` or `jsonTimeoutMs`.
+ *   or a bad `maxContinuations`, `maxAttempts`, `silenceMs`, `deadlineMs` or `jsonTimeoutMs`.
  */
 export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (!Array.isArray(config.targets) || config.targets.length === 0) {
