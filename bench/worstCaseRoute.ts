@@ -3,10 +3,15 @@
  * how long, one `stream()` call of a 3-target route costs against a primary that cuts every answer after a little
  * text and fallbacks that refuse every request — with the defaults, and with the largest settings the gateway's route
  * schema allows (`retries` 10, `maxContinuations` 10). Loopback only (emulators on 127.0.0.1), bounded, stops itself.
+ * With `--silent`, also one call of a client with its default deadlines (no route) against a provider that accepts
+ * the request and never answers, hanging up after 120 s (takes as long as the defaults make it wait).
  *
- * Run: `npx tsx bench/worstCaseRoute.ts`
+ * Run: `npx tsx bench/worstCaseRoute.ts [--silent]`
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
+import { createChatClient } from '../src/client/createChatClient';
 import { createChatRoute, type ChatRouteConfig } from '../src/client/createChatRoute';
 import { startEmulator } from '../src/testing/startEmulator';
 
@@ -48,4 +53,24 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+/** A client with the default deadlines against a provider that never answers and hangs up after 120 s. */
+async function silentProvider(): Promise<void> {
+  let requests = 0;
+  const server = createServer((req) => {
+    requests++;
+    setTimeout(() => req.socket.destroy(), 120_000);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = createChatClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: 'm' });
+  const started = Date.now();
+  const outcome = await lastValueFrom(client.json({ messages: [{ role: 'user', content: 'hi' }] })).then(
+    () => 'answer',
+    (error: { code?: string; phase?: string }) => `error ${error.code ?? String(error)}${error.phase === undefined ? '' : `:${error.phase}`}`,
+  );
+  console.log(`no route, default deadlines, a provider that never answers: ${requests} upstream requests, ${((Date.now() - started) / 1000).toFixed(1)} s, ${outcome}`);
+  await client.close();
+  server.closeAllConnections();
+  server.close();
+}
+
+void main().then(() => (process.argv.includes('--silent') ? silentProvider() : undefined));
