@@ -1,5 +1,6 @@
 import type { RouteAttempt, Usage } from '../core/schemas/index.js';
 import type { ChatClientRequest } from './createChatClient.js';
+import type { RouteBudget } from './createRouteBudget.js';
 import type { RouteTarget } from './RouteTarget.js';
 
 /** The bookkeeping of one call of a route (one `chunks`, `stream` or `json` subscription). */
@@ -26,4 +27,8 @@ export interface RouteCall {
   sent: ChatClientRequest | undefined;
   /** The target that completed the answer, and the model its last segment named. */
   finisher: { target: RouteTarget; model: string | undefined } | undefined;
+  /** What the call may still spend upstream (attempts, time). */
+  budget: RouteBudget;
+  /** Who the call is for (`ChatCallOptions.caller`): what the targets' breakers count failures by. */
+  caller: string | undefined;
 }

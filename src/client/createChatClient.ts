@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { map, Observable } from 'rxjs';
+import { asyncScheduler, map, Observable, tap } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
 import { durationMs } from '../core/durationMs.js';
@@ -13,7 +13,7 @@ import { toCompletionRequest } from './toCompletionRequest.js';
 import { chunkTimeouts } from '../operators/chunkTimeouts.js';
 import { decodeChunk } from '../operators/decodeChunk.js';
 import { parseSse } from '../operators/parseSse.js';
-import { retryOnTransient, type RetryOnTransientConfig } from '../operators/retryOnTransient.js';
+import { retryOnTransient, type RetryEvent, type RetryOnTransientConfig } from '../operators/retryOnTransient.js';
 import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js';
 import { toOutput } from '../operators/toOutput.js';
 import { toOutputChunks } from '../operators/toOutputChunks.js';
@@ -104,6 +104,13 @@ export interface ChatCallOptions {
    * route's `json()` restarts whatever this says (nothing reached its caller); a plain client ignores it.
    */
   acceptRestart?: boolean;
+  /**
+   * Who the call is for: an opaque, bounded id such as a hashed API key (the serving core passes its `clientKey` when
+   * it can tell clients apart: two or more API keys, or a `clientKey` of yours).
+   * A route's circuit breakers count failures against a target only once they come from several callers
+   * (`distinctCallers`), so that one client's requests cannot open them for everyone. Never sent upstream.
+   */
+  caller?: string;
 }
 
 /** A chat request: the downstream `ChatRequest` (model optional) or a full upstream `ChatCompletionRequest`. */
@@ -227,6 +234,10 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   ): Observable<ChatCompletionChunk> => {
     const traceHeaders = call?.headers();
     const headers = traceHeaders === undefined ? config.headers : { ...config.headers, ...traceHeaders };
+    // The time the request went out (once a connection slot was granted: a wait for one is not the provider's silence),
+    // then of the provider's latest bytes (keep-alive comments included): its signs of life before the first chunk.
+    let alive: number | undefined;
+    const sign = (): void => void (alive = asyncScheduler.now());
     const upstream = requestCompletion(body, {
       baseUrl,
       dispatcher,
@@ -240,6 +251,7 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     // The parser and decoder are subscribed once a connection slot is granted: a request waiting in the queue holds
     // none of their state (both pass the slot's errors through untouched, so nothing else changes).
     const decoded = upstream.pipe(
+      tap({ subscribe: sign, next: sign }),
       parseSse(),
       // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
       // before its usage says so (usage_missing) instead of silently lacking it.
@@ -252,6 +264,8 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     }).pipe(
       chunkTimeouts<ChatCompletionChunk>({
         firstChunk: timeouts.firstChunk,
+        silence: timeouts.silence,
+        alive: () => alive ?? asyncScheduler.now(), // not sent yet: no silence
         idle: timeouts.idle,
         ...(timeouts.total === undefined ? {} : { total: timeouts.total }),
         ...(options.demand === undefined ? {} : { demand: options.demand }),
@@ -266,9 +280,14 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
       const body = toCompletionRequest(request, model, requestLimits);
       pipelineOf(options, body, call).subscribe(subscriber);
     });
-  // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort).
-  const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> =>
-    source.pipe(retryOnTransient<T>(signal === undefined ? retryConfig : { ...retryConfig, signal }));
+  // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort); no retry starts, or is
+  // waited for, past the call's deadline. Called at each subscription: the deadline runs from the call's start.
+  const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> => {
+    const until = timeouts.deadline > 0 ? Date.now() + timeouts.deadline : Infinity;
+    const ownCheck = retryConfig.shouldRetry;
+    const shouldRetry = (event: RetryEvent): boolean => Date.now() + event.delayMs < until && (ownCheck?.(event) ?? true);
+    return source.pipe(retryOnTransient<T>({ ...retryConfig, shouldRetry, ...(signal === undefined ? {} : { signal }) }));
+  };
 
   const client: ChatClient = {
     provider,

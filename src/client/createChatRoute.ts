@@ -11,7 +11,9 @@ import { toOutput } from '../operators/toOutput.js';
 import { toOutputChunks } from '../operators/toOutputChunks.js';
 import type { ChatCallOptions, ChatClient, ChatClientConfig, ChatClientRequest } from './createChatClient.js';
 import type { CircuitBreakerConfig, CircuitState } from './createCircuitBreaker.js';
+import { createRouteBudget } from './createRouteBudget.js';
 import { newRouteCall } from './newRouteCall.js';
+import { DEFAULT_TIMEOUTS } from '../source/defaultTimeouts.js';
 import { resolveRouteTargets } from './resolveRouteTargets.js';
 import { routeAccounting } from './routeAccounting.js';
 import type { RouteCall } from './RouteCall.js';
@@ -19,6 +21,9 @@ import type { RouteContext } from './RouteContext.js';
 import { restartChunk } from './restartChunk.js';
 import { restartRoute } from './restartRoute.js';
 import type { PrefillDialect } from './withPrefill.js';
+
+/** The most upstream requests of one call of a route by default (`ChatRouteConfig.maxAttempts`). */
+const DEFAULT_MAX_ATTEMPTS = 6;
 
 /** One target of a route: a client configuration (another key, model or provider) and what it can do. */
 export interface ChatRouteTarget extends ChatClientConfig {
@@ -85,11 +90,20 @@ export interface ChatRouteConfig {
   /** A content-policy rejection moves on to the next target (default `false`: it is the request's fault; its reason reaches the caller). */
   failoverOnContentPolicy?: boolean;
   /**
-   * The silence budget of every target but the last, in ms: its `timeouts.headers` and `timeouts.firstChunk` when
-   * its config sets none (default 30 000; the last target keeps the client's defaults, the queue horizon). A silent
-   * provider costs one budget, then the next target answers.
+   * The first-token budget of every target but the last, in ms: its `timeouts.headers` and `timeouts.silence` when
+   * its config sets none (default 10 000; the last target keeps the client's defaults). A target that sends nothing
+   * — no headers, then no chunk nor keep-alive comment — costs one budget, then the next target answers; one that is
+   * queuing and says so with `: keep-alive` comments is waited for until its `firstChunk` deadline.
    */
   silenceMs?: number;
+  /** The most upstream requests of one call: retries, fail-overs and continuations together (default 6). */
+  maxAttempts?: number;
+  /**
+   * The time budget of one call, in ms, from its start and again from each cut: once spent no retry, fail-over or
+   * continuation starts, nor a wait for one (default `DEFAULT_TIMEOUTS.deadline`, 60 000; `0`: none). An attempt
+   * under way keeps its own deadlines.
+   */
+  deadlineMs?: number;
   /** The most continuations of one cut answer (default 3; `0`: a cut surfaces as the error it is). */
   maxContinuations?: number;
   /** The deadline of a whole `json()` call, fail-overs and continuations included (default none). */
@@ -148,7 +162,7 @@ export interface ChatRoute extends ChatClient {
  * @returns The route (a `ChatClient`: `chunks`, `json`, `stream`, `sse`, `close`).
  * @throws ConfigError for no target or a bad target configuration (each target's client is created now), or a
  *   target setting `timeouts.json` or `maxAnswerChars` (a route's json() has its own: `jsonTimeoutMs`, `maxAnswerChars`),
- *   or a bad `maxContinuations`, `silenceMs` or `jsonTimeoutMs`.
+ *   or a bad `maxContinuations`, `maxAttempts`, `silenceMs`, `deadlineMs` or `jsonTimeoutMs`.
  */
 export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (!Array.isArray(config.targets) || config.targets.length === 0) {
@@ -156,12 +170,16 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   }
   // Checked now, not at every call (maxContinuations), nor left to turn a deadline off (jsonTimeoutMs) or to fail
   // every call with undici's message (silenceMs).
-  const { maxContinuations, silenceMs, jsonTimeoutMs } = config;
+  const { maxContinuations, silenceMs, jsonTimeoutMs, maxAttempts = DEFAULT_MAX_ATTEMPTS } = config;
   if (maxContinuations !== undefined && !(Number.isInteger(maxContinuations) && maxContinuations >= 0)) {
     throw new ConfigError(`createChatRoute: \`maxContinuations\` must be a non-negative integer, got ${String(maxContinuations)}; omit it for 3 (0: a cut surfaces).`);
   }
+  if (!(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
+    throw new ConfigError(`createChatRoute: \`maxAttempts\` must be a positive integer, got ${String(maxAttempts)}; omit it for ${DEFAULT_MAX_ATTEMPTS}.`);
+  }
   durationMs('createChatRoute: `silenceMs`', silenceMs, 0);
   durationMs('createChatRoute: `jsonTimeoutMs`', jsonTimeoutMs, 0);
+  const deadlineMs = durationMs('createChatRoute: `deadlineMs`', config.deadlineMs, DEFAULT_TIMEOUTS.deadline);
   // A target's json() settings would be silently ignored: a route's json() is its own (over the spliced chunks).
   const jsonSetting = config.targets.find((t) => t.timeouts?.json !== undefined || t.maxAnswerChars !== undefined);
   if (jsonSetting !== undefined) {
@@ -201,7 +219,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     announce?: (error: unknown) => T,
   ): Observable<T> =>
     calls.track(() => {
-      const state = newRouteCall();
+      const state = newRouteCall(createRouteBudget(maxAttempts, deadlineMs), options.caller);
       return restartRoute(context, config, request, options, state, (chunks) => finish(chunks, state), restart, announce);
     });
 

@@ -13,8 +13,14 @@ export interface CircuitBreakerConfig {
   window?: number;
   /** The rate applies only once the window holds this many outcomes (default 10, or `window` when smaller; at most `window`). */
   minimumCalls?: number;
-  /** How long it stays open before one probe may pass (default 30 000 ms). */
+  /** How long it stays open before one probe may pass (default 5 000 ms). */
   coolDownMs?: number;
+  /**
+   * It opens only when the failures that open it came from at least this many distinct callers (the `caller` of
+   * `failure`; at most `consecutiveFailures` for a run of failures): one client's requests that fail for their own
+   * content cannot open it for everyone (default 2; `1`: any failures). Failures without a caller are not held back.
+   */
+  distinctCallers?: number;
   /** The clock (default `Date.now`). */
   now?: () => number;
 }
@@ -35,8 +41,13 @@ export interface CircuitBreaker {
   tryAcquire(): boolean;
   /** A request succeeded: closes a half-open breaker, resets the count of failures in a row. */
   success(): void;
-  /** A request failed: may open the breaker (a failed probe opens it again for a new cool-down). */
-  failure(): void;
+  /**
+   * A request failed: may open the breaker (a failed probe opens it again for a new cool-down).
+   *
+   * @param caller - Who the request was for (an opaque id, e.g. a hashed API key): failures of fewer than
+   *   `distinctCallers` callers never open it. Omitted: nobody to tell apart, the failure counts as for any caller.
+   */
+  failure(caller?: string): void;
   /**
    * The half-open probe ended with neither outcome (aborted, the request's own fault): frees the probe's place. Call it
    * only for the probe (a request let through while `state` read `half_open`): it cannot tell requests apart, and one
@@ -47,20 +58,31 @@ export interface CircuitBreaker {
   readonly retryAt: number | undefined;
 }
 
-/** The breaker's defaults (see {@link CircuitBreakerConfig}). */
+/**
+ * The breaker's defaults (see {@link CircuitBreakerConfig}).
+ *
+ * | field | default | why |
+ * |---|---|---|
+ * | `consecutiveFailures` | 5 | one failed request is a blip (its target's retries and the fallback ride it out); five in a row is an outage |
+ * | `failureRate` / `window` / `minimumCalls` | 0.5 / 20 / 10 | a target failing every other request is unhealthy even between successes; ten outcomes before judging |
+ * | `coolDownMs` | 5 000 | a probe is one attempt (never retried) and, when it fails, its caller moves on to the next target at once: probing a dead target every 5 s costs one fast failure per 5 s, and a target that recovers serves again within about one cool-down plus the gap between two requests (at one request every 4 s: within ~8 s, where 30 s missed a one-minute outage's recovery entirely) |
+ * | `distinctCallers` | 2 | a failure specific to one client's requests (a body the provider chokes on) must not take the target away from everyone |
+ */
 export const DEFAULT_CIRCUIT_BREAKER: Readonly<Required<Omit<CircuitBreakerConfig, 'now'>>> = Object.freeze({
   consecutiveFailures: 5,
   failureRate: 0.5,
   window: 20,
   minimumCalls: 10,
-  coolDownMs: 30_000,
+  coolDownMs: 5_000,
+  distinctCallers: 2,
 });
 
 /**
  * Creates a circuit breaker: **closed** lets every request through and counts outcomes; `consecutiveFailures` in a
- * row, or a `failureRate` over the last `window` outcomes (once `minimumCalls` are in), **opens** it: no request
- * passes for `coolDownMs`; then it is **half-open**: one probe passes; its success closes the breaker (counts
- * reset), its failure opens it for another cool-down.
+ * row, or a `failureRate` over the last `window` outcomes (once `minimumCalls` are in), **opens** it — when those
+ * failures came from at least `distinctCallers` callers: no request passes for `coolDownMs`; then it is
+ * **half-open**: one probe passes; its success closes the breaker (counts reset), its failure opens it for another
+ * cool-down. What it keeps of callers is bounded by `window` and `consecutiveFailures`, whoever calls.
  *
  * @param config - Thresholds, cool-down, clock.
  * @param onTransition - Told of every state change (for metrics and logs).
@@ -74,7 +96,7 @@ export function createCircuitBreaker(
 ): CircuitBreaker {
   const c = { ...DEFAULT_CIRCUIT_BREAKER, ...stripUndefined(config) };
   const now = config.now ?? Date.now;
-  for (const key of ['consecutiveFailures', 'window', 'minimumCalls'] as const) {
+  for (const key of ['consecutiveFailures', 'window', 'minimumCalls', 'distinctCallers'] as const) {
     if (!Number.isInteger(c[key]) || c[key] < 1)
       throw new ConfigError(`circuit breaker: \`${key}\` must be a positive integer, got ${String(c[key])}; omit it for ${DEFAULT_CIRCUIT_BREAKER[key]}.`);
   }
@@ -87,12 +109,22 @@ export function createCircuitBreaker(
   if (!(c.failureRate > 0 && c.failureRate <= 1))
     throw new ConfigError(`circuit breaker: \`failureRate\` must be in (0, 1], got ${String(c.failureRate)}; omit it for 0.5.`);
   if (!(c.coolDownMs >= 0))
-    throw new ConfigError(`circuit breaker: \`coolDownMs\` must be a number of ms ≥ 0, got ${String(c.coolDownMs)}; omit it for 30000.`);
+    throw new ConfigError(`circuit breaker: \`coolDownMs\` must be a number of ms ≥ 0, got ${String(c.coolDownMs)}; omit it for 5000.`);
   let state: CircuitState = 'closed';
   let openedAt = 0;
-  let inARow = 0;
-  let outcomes: boolean[] = []; // true = failure
+  // The callers of the failures in a row, and the latest outcomes (a caller for a failure, `OK` for a success):
+  // bounded by `consecutiveFailures` and `window`, whoever calls.
+  let inARow: (string | symbol)[] = [];
+  let outcomes: (string | symbol)[] = [];
   let probing = false;
+  const spread = (callers: readonly (string | symbol)[], needed: number): boolean => {
+    const seen = new Set<string | symbol>();
+    for (const caller of callers) {
+      if (caller === ANYONE) return true;
+      if (caller !== OK && seen.add(caller).size >= needed) return true;
+    }
+    return needed <= 1;
+  };
   const move = (to: CircuitState): void => {
     if (to === state) return;
     const from = state;
@@ -111,8 +143,8 @@ export function createCircuitBreaker(
     probing = false;
     move('open');
   };
-  const record = (failed: boolean): void => {
-    outcomes.push(failed);
+  const record = (outcome: string | symbol): void => {
+    outcomes.push(outcome);
     if (outcomes.length > c.window) outcomes = outcomes.slice(-c.window);
   };
   return {
@@ -130,25 +162,30 @@ export function createCircuitBreaker(
       return true;
     },
     success() {
-      inARow = 0;
+      inARow = [];
       if (current() === 'half_open') {
         outcomes = [];
         probing = false;
         move('closed');
         return;
       }
-      record(false);
+      record(OK);
     },
-    failure() {
-      inARow++;
+    failure(caller) {
+      const key = caller ?? ANYONE;
+      inARow.push(key);
+      if (inARow.length > c.consecutiveFailures) inARow = inARow.slice(-c.consecutiveFailures);
       const s = current();
       if (s === 'half_open') return open();
       if (s === 'open') return;
-      record(true);
-      const rate = outcomes.filter(Boolean).length / outcomes.length;
-      if (inARow >= c.consecutiveFailures || (c.failureRate < 1 && outcomes.length >= c.minimumCalls && rate >= c.failureRate)) {
+      record(key);
+      const failures = outcomes.filter((o) => o !== OK);
+      const rate = failures.length / outcomes.length;
+      const byRow = inARow.length >= c.consecutiveFailures && spread(inARow, Math.min(c.distinctCallers, c.consecutiveFailures));
+      const byRate = c.failureRate < 1 && outcomes.length >= c.minimumCalls && rate >= c.failureRate && spread(failures, c.distinctCallers);
+      if (byRow || byRate) {
         outcomes = [];
-        inARow = 0;
+        inARow = [];
         open();
       }
     },
@@ -157,6 +194,11 @@ export function createCircuitBreaker(
     },
   };
 }
+
+/** A success among the outcomes. */
+const OK = Symbol('ok');
+/** The caller of a failure reported without one. */
+const ANYONE = Symbol('anyone');
 
 function stripUndefined(config: CircuitBreakerConfig): Partial<typeof DEFAULT_CIRCUIT_BREAKER> {
   const out: Record<string, unknown> = {};

@@ -6,8 +6,15 @@ import { PROVIDERS } from './providers.js';
 import type { RouteTarget } from './RouteTarget.js';
 
 /**
- * The targets of a route, in order: every target but the last gets the silence budget (`silenceMs`, default 30 000)
- * as its `headers`/`firstChunk` deadlines unless it sets its own; each gets its client (with `retry: false`: the
+ * A route's first-token budget by default (`ChatRouteConfig.silenceMs`): a fallback's answer must still reach its
+ * caller within 15 s of the request when the primary says nothing at all.
+ */
+const DEFAULT_SILENCE_MS = 10_000;
+
+/**
+ * The targets of a route, in order: every target but the last gets the first-token budget (`silenceMs`, default
+ * 10 000) as its `headers`/`silence` deadlines unless it sets its own (its `firstChunk` stays the client's: a target
+ * queuing with keep-alive comments is not abandoned); each gets its client (with `retry: false`: the
  * route retries), a name unique within the route (`provider:model`, numbered `#2`, `#3` when alike), its prefill
  * dialect (by default its preset's, `PROVIDERS[provider].prefill`) and its circuit breaker, whose transitions go to `emit`.
  *
@@ -23,7 +30,7 @@ export function resolveRouteTargets(
   emit: (event: ChatRouteEvent) => void,
 ): RouteTarget[] {
   const seen = new Map<string, number>();
-  const silenceMs = config.silenceMs ?? 30_000;
+  const silenceMs = config.silenceMs ?? DEFAULT_SILENCE_MS;
   const last = config.targets.length - 1;
   return config.targets.map((given, position) => {
     const target =
@@ -32,7 +39,7 @@ export function resolveRouteTargets(
         : {
             ...given,
             // `??`, not a spread: a deadline given as `undefined` keeps the silence budget.
-            timeouts: { ...given.timeouts, headers: given.timeouts?.headers ?? silenceMs, firstChunk: given.timeouts?.firstChunk ?? silenceMs },
+            timeouts: { ...given.timeouts, headers: given.timeouts?.headers ?? silenceMs, silence: given.timeouts?.silence ?? silenceMs },
           };
     const retry: RetryOnTransientConfig =
       target.retry === false ? { count: 0 } : typeof target.retry === 'number' ? { count: target.retry } : (target.retry ?? {});

@@ -25,9 +25,10 @@ const LENGTH_FINISH: ChatCompletionChunk = {
  * (it is suspect), then the same one, then the earlier ones — only those that accept a prefill, each sent the text so
  * far as an assistant prefix, and checked (`verifyContinuation`: an answer started again is trimmed when it repeats the
  * text so far exactly, else a failed continuation, `continuation_mismatch`); when nothing reached the caller yet, any
- * target starts over with the plain request. Each failure moves on to the next (an abort stops). No target fits:
- * `undefined` (the cut surfaces). A continuation is sent the request's token limits less the tokens delivered
- * (`tokensLeft`); none left: the answer ends there, `finish_reason: "length"`, without another call.
+ * target starts over with the plain request. Each failure moves on to the next (an abort stops). No target fits, or
+ * no attempt is left in the call's budget (whose time budget starts over at the cut): `undefined` (the cut surfaces).
+ * A continuation is sent the request's token limits less the tokens delivered (`tokensLeft`); none left: the answer
+ * ends there, `finish_reason: "length"`, without another call.
  *
  * @param route - The route.
  * @param call - The call's bookkeeping (`cut`: the target that cut last).
@@ -44,6 +45,8 @@ export function routeContinuation(
   const { targets } = route;
   const all = targets.map((_, i) => i);
   return ({ content, reasoning }) => {
+    call.budget.restart();
+    if (!call.budget.allows()) return undefined;
     const cut = call.cut === undefined ? 0 : targets.indexOf(call.cut);
     const fresh = content === '' && reasoning === ''; // nothing reached the caller: any target can start over
     // A continuation asks for what the request's token limits still allow; with none left, the answer is complete.

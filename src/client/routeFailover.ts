@@ -1,6 +1,7 @@
-import type { MonoTypeOperatorFunction, Observable } from 'rxjs';
+import { defer, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import { failover, type FailoverAttempt, type FailoverTarget } from '../operators/failover.js';
+import { retryOnTransient } from '../operators/retryOnTransient.js';
 import { allTargetsOpen } from './allTargetsOpen.js';
 import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
 import { routeAttemptOf } from './routeAttemptOf.js';
@@ -15,6 +16,8 @@ import type { PrefillDialect } from './withPrefill.js';
  * A failover over `order` (indexes into the route's targets), each sending `bodyFor(target)` with its own retries:
  * a target whose breaker refuses is skipped, one let through is pending until its outcome is in; each retry, skip and
  * failure is recorded on the call (a failure settles the target's breaker); every target skipped: `allTargetsOpen`.
+ * A half-open breaker's probe is one attempt, never retried. Every request sent spends the call's budget; spent, no
+ * retry (one that would leave no attempt for a target not tried yet either) nor next target: the failure surfaces.
  *
  * @param route - The route.
  * @param call - The call's bookkeeping (`active` is the target delivering).
@@ -37,29 +40,37 @@ export function routeFailover(
   options: ChatCallOptions,
 ): Observable<ChatCompletionChunk> {
   const { targets } = route;
-  const list: FailoverTarget<ChatCompletionChunk>[] = order.map((i) => {
+  const list: FailoverTarget<ChatCompletionChunk>[] = order.map((i, position) => {
     const target = targets[i]!;
+    const retry = retryOnTransient<ChatCompletionChunk>({
+      ...target.retry,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      // A retry keeps an attempt for each target after this one.
+      shouldRetry: (event) => call.budget.allows(event.delayMs, order.length - position - 1) && (target.retry.shouldRetry?.(event) ?? true),
+      onRetry: (event) => {
+        target.retry.onRetry?.(event);
+        route.record(call, routeAttemptOf(target, 'retried', event.error));
+      },
+    });
     return {
       name: target.name,
       source: () => {
         const { body, dialect, check } = bodyFor(target);
-        call.sent = body;
-        const chunks = routeClientOf(target, dialect).chunks(body, options);
-        // Inside the target's source: a check's error comes before its first chunk, so the failover moves on.
-        return check === undefined ? chunks : chunks.pipe(check);
-      },
-      retry: {
-        ...target.retry,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        onRetry: (event) => {
-          target.retry.onRetry?.(event);
-          route.record(call, routeAttemptOf(target, 'retried', event.error));
-        },
+        const attempt = defer(() => {
+          call.budget.spend();
+          call.sent = body;
+          const chunks = routeClientOf(target, dialect).chunks(body, options);
+          // Inside the target's source: a check's error comes before its first chunk, so the failover moves on.
+          return check === undefined ? chunks : chunks.pipe(check);
+        });
+        // The probe of a half-open breaker (let through by `skip` just now) is one attempt: retried, a target that is
+        // still down would hold its caller for its whole retry budget before the next target answers.
+        return call.pending.get(target) === true ? attempt : attempt.pipe(retry);
       },
     };
   });
   return failover(list, {
-    next,
+    next: (error, position) => (call.budget.allows() ? next(error, position) : undefined),
     skip: (position) => {
       const target = targets[order[position]!]!;
       const probe = target.breaker?.state === 'half_open'; // let through now, it is the probe

@@ -8,6 +8,8 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** The cap of the exponential backoff. */
   maxDelayMs: number;
+  /** No wait is shorter, a server's hint included (`Retry-After: 0` waits this long). */
+  minDelayMs: number;
   /** A server hint (`retry-after-ms`, `Retry-After`, "try again after N s") is obeyed up to this; a longer one is not retried. */
   maxRetryAfterMs: number;
   /** HTTP statuses that are transient. */
@@ -32,6 +34,7 @@ export interface RetryPolicy {
  * | `count` | 2 | three attempts in all: rides out a blip or a short overload without multiplying a real outage's load |
  * | `baseDelayMs` | 500 | a reset or 502 usually clears within a second; full jitter spreads a burst of clients |
  * | `maxDelayMs` | 8 000 | keeps a caller's total wait (≤ 8 s + hints) well under a typical 60 s proxy deadline |
+ * | `minDelayMs` | 200 | a `Retry-After: 0` (or a jitter near 0) must not turn the retries into a burst against a server that just failed |
  * | `maxRetryAfterMs` | 60 000 | a hint up to a minute is worth obeying; a longer one means "come back later": surface it |
  * | `statuses` | 408 409 429 500 502 503 504 | timeouts, conflicts, rate limits, server/gateway failures (DeepSeek 503 = overloaded) |
  * | `neverStatuses` | 400 401 402 403 404 422 | the request, the key or the balance is wrong: a retry cannot help |
@@ -44,6 +47,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   count: 2,
   baseDelayMs: 500,
   maxDelayMs: 8_000,
+  minDelayMs: 200,
   maxRetryAfterMs: 60_000,
   statuses: Object.freeze([408, 409, 429, 500, 502, 503, 504]),
   neverStatuses: Object.freeze([400, 401, 402, 403, 404, 422]),

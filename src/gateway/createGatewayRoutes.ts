@@ -9,8 +9,9 @@ import type { GatewayConfig } from './loadGatewayConfig.js';
  * and `/chat/json` deadline, and every attempt and breaker transition told to `onEvent`.
  *
  * A target's deadlines are its own `timeouts`, else the gateway's: `CHATFLUX_IDLE_TIMEOUT_MS` for every target;
- * `CHATFLUX_HEADERS_TIMEOUT_MS` and `CHATFLUX_FIRST_CHUNK_TIMEOUT_MS` for the last target only — the others get
- * the route's silence budget (`silenceMs`), after which the next target answers.
+ * `CHATFLUX_HEADERS_TIMEOUT_MS`, `CHATFLUX_SILENCE_TIMEOUT_MS` and `CHATFLUX_FIRST_CHUNK_TIMEOUT_MS` for the last
+ * target only — the others get the route's first-token budget (`silenceMs`) as their headers and silence deadlines,
+ * after which the next target answers. A route's `deadlineMs` defaults to `CHATFLUX_DEADLINE_MS`.
  *
  * @param config - The gateway's configuration (its `routes` and `routeKeys`).
  * @param emulatorUrl - The built-in emulator's base URL, for targets whose provider is `emulator`.
@@ -28,6 +29,7 @@ export function createGatewayRoutes(
   const idle = config.idleTimeoutMs === undefined ? {} : { idle: config.idleTimeoutMs };
   const lastTimeouts = {
     ...(config.headersTimeoutMs === undefined ? {} : { headers: config.headersTimeoutMs }),
+    ...(config.silenceTimeoutMs === undefined ? {} : { silence: config.silenceTimeoutMs }),
     ...(config.firstChunkTimeoutMs === undefined ? {} : { firstChunk: config.firstChunkTimeoutMs }),
     ...idle,
   };
@@ -64,6 +66,8 @@ export function createGatewayRoutes(
       ...(route.failoverOnSilence === undefined ? {} : { failoverOnSilence: route.failoverOnSilence }),
       ...(route.failoverOnContentPolicy === undefined ? {} : { failoverOnContentPolicy: route.failoverOnContentPolicy }),
       ...(route.maxContinuations === undefined ? {} : { maxContinuations: route.maxContinuations }),
+      ...(route.maxAttempts === undefined ? {} : { maxAttempts: route.maxAttempts }),
+      ...((route.deadlineMs ?? config.deadlineMs) === undefined ? {} : { deadlineMs: route.deadlineMs ?? config.deadlineMs }),
       ...(config.jsonTimeoutMs === undefined ? {} : { jsonTimeoutMs: config.jsonTimeoutMs }),
       ...(config.maxAnswerChars === undefined ? {} : { maxAnswerChars: config.maxAnswerChars }),
       ...(onEvent === undefined ? {} : { onEvent }),

@@ -26,6 +26,7 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
     `gateway keys: ${config.gatewayKeys.length === 0 ? 'none' : `${config.gatewayKeys.length} configured`}`,
     `max retries:  ${orDefault(config.maxRetries, DEFAULT_RETRY_POLICY.count)}`,
     `timeouts:     first chunk ${orDefault(config.firstChunkTimeoutMs, DEFAULT_TIMEOUTS.firstChunk, ' ms')}, idle ${orDefault(config.idleTimeoutMs, DEFAULT_TIMEOUTS.idle, ' ms')}`,
+    `budget:       silence ${orDefault(config.silenceTimeoutMs, DEFAULT_TIMEOUTS.silence, ' ms')} before the first chunk, no retry after ${orDefault(config.deadlineMs, DEFAULT_TIMEOUTS.deadline, ' ms')}`,
     `heartbeat:    ${config.heartbeatMs === 0 ? 'off' : `${config.heartbeatMs} ms`}`,
     `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
     `upstream:     ${orDefault(config.upstreamConnections, GATEWAY_DEFAULTS.upstreamConnections)} connections, wait ${orDefault(config.connectionWaitMs, GATEWAY_DEFAULTS.connectionWaitMs, ' ms')}, headers timeout ${orDefault(config.headersTimeoutMs, DEFAULT_TIMEOUTS.headers, ' ms')}`,

@@ -44,8 +44,12 @@ export interface GatewayConfig {
    * (default false: 400, as the contract has one message, and the upstream would bill `n` answers to send the first).
    */
   allowSeveralChoices?: boolean;
-  /** `CHATFLUX_HEADERS_TIMEOUT_MS`: the upstream's deadline for its response headers (default 600000). */
+  /** `CHATFLUX_HEADERS_TIMEOUT_MS`: the upstream's deadline for its response headers (default 30000). */
   headersTimeoutMs?: number;
+  /** `CHATFLUX_SILENCE_TIMEOUT_MS`: before the first chunk, the longest stretch without a byte (keep-alive comments count) (default 30000; `0`: none). */
+  silenceTimeoutMs?: number;
+  /** `CHATFLUX_DEADLINE_MS`: the time budget of a request: no retry (fail-over, continuation) starts past it (default 60000; `0`: none). */
+  deadlineMs?: number;
   /** `CHATFLUX_MAX_ANSWER_CHARS`: the most a `/chat/json` answer may hold (default 16 Mi characters; `0`: no cap). */
   maxAnswerChars?: number;
   /** `CHATFLUX_JSON_TIMEOUT_MS`: the deadline of a whole `/chat/json` request, retries included (default: none). */
@@ -225,6 +229,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   if (idleTimeoutMs !== undefined) config.idleTimeoutMs = idleTimeoutMs;
   const limits = {
     headersTimeoutMs: integer(env, 'CHATFLUX_HEADERS_TIMEOUT_MS', 1, 86_400_000),
+    silenceTimeoutMs: integer(env, 'CHATFLUX_SILENCE_TIMEOUT_MS', 0, 86_400_000),
+    deadlineMs: integer(env, 'CHATFLUX_DEADLINE_MS', 0, 86_400_000),
     maxAnswerChars: integer(env, 'CHATFLUX_MAX_ANSWER_CHARS', 0, 1_073_741_824),
     jsonTimeoutMs: integer(env, 'CHATFLUX_JSON_TIMEOUT_MS', 1, 86_400_000),
     upstreamConnections: integer(env, 'CHATFLUX_UPSTREAM_CONNECTIONS', 1, 65_536),

@@ -27,7 +27,7 @@ const RouteTargetSchema = z.strictObject({
   /** Its model's context window, in tokens. */
   contextWindow: z.number().int().positive().optional(),
   /** Its deadlines in ms. */
-  timeouts: z.strictObject({ connect: ms, headers: ms, firstChunk: ms, idle: ms }).partial().optional(),
+  timeouts: z.strictObject({ connect: ms, headers: ms, silence: ms, firstChunk: ms, idle: ms }).partial().optional(),
 });
 
 /** One gateway route: the model name clients ask for → its targets and rules. */
@@ -44,6 +44,7 @@ const RouteSchema = z.strictObject({
         window: z.number().int().positive(),
         minimumCalls: z.number().int().positive(),
         coolDownMs: ms,
+        distinctCallers: z.number().int().positive().max(100),
       }).partial(),
     ])
     .optional(),
@@ -55,6 +56,10 @@ const RouteSchema = z.strictObject({
   failoverOnContentPolicy: z.boolean().optional(),
   /** The most continuations of one cut answer (default 3). */
   maxContinuations: z.number().int().min(0).max(10).optional(),
+  /** The most upstream requests of one client request (default 6). */
+  maxAttempts: z.number().int().min(1).max(50).optional(),
+  /** The time budget of one client request, ms (default CHATFLUX_DEADLINE_MS, else 60000; 0: none). */
+  deadlineMs: ms.optional(),
 });
 
 const RoutesSchema = z.record(z.string().min(1), RouteSchema);
@@ -67,7 +72,7 @@ export type GatewayRoute = Omit<z.infer<typeof RouteSchema>, 'targets'> & { targ
 /**
  * Reads the gateway's routes: `CHATFLUX_ROUTES` (JSON) or `CHATFLUX_ROUTES_FILE` (a path to the same JSON), an object
  * from the model name clients ask for to `{ targets: [...], breaker?, silenceMs?, failoverOnSilence?,
- * failoverOnContentPolicy?, maxContinuations? }`. Checked with zod: unknown fields, wrong types and missing base URLs
+ * failoverOnContentPolicy?, maxContinuations?, maxAttempts?, deadlineMs? }`. Checked with zod: unknown fields, wrong types and missing base URLs
  * are a `ConfigError` naming the variable and the path (`chat.targets.1.baseUrl: …`). API keys never appear in it:
  * `apiKeyEnv` names the variable holding one.
  *

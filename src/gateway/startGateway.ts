@@ -100,6 +100,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.firstChunkTimeoutMs !== undefined) clientConfig.timeouts.firstChunk = config.firstChunkTimeoutMs;
   if (config.idleTimeoutMs !== undefined) clientConfig.timeouts.idle = config.idleTimeoutMs;
   if (config.headersTimeoutMs !== undefined) clientConfig.timeouts.headers = config.headersTimeoutMs;
+  if (config.silenceTimeoutMs !== undefined) clientConfig.timeouts.silence = config.silenceTimeoutMs;
+  if (config.deadlineMs !== undefined) clientConfig.timeouts.deadline = config.deadlineMs;
   if (config.jsonTimeoutMs !== undefined) clientConfig.timeouts.json = config.jsonTimeoutMs;
   if (config.maxAnswerChars !== undefined) clientConfig.maxAnswerChars = config.maxAnswerChars;
   if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;

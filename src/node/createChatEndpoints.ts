@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import bytes from 'bytes';
 import typeIs from 'type-is';
 import { defer, Observable, of } from 'rxjs';
-import type { ChatClient } from '../client/createChatClient.js';
+import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { ShutdownError } from '../core/errors.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
@@ -225,6 +225,10 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const settings = resolveServingSettings(config);
   const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((req: IncomingMessage) => clientKeyOf(req, keys.length > 0));
+  // The caller a route's breakers count failures by: clients told apart by their keys (two or more), or by the
+  // configured `clientKey`. With one key or none every request may be one client's (or a proxy's address): no caller,
+  // and every failure counts, as an outage's must.
+  const callerOf = keys.length > 1 || config.clientKey !== undefined ? clientKey : undefined;
   /** Admits one more request of this client (by default the request's, `clientKey`) until its response closes, or refuses it (429). */
   const admit = (req: IncomingMessage, res: ServerResponse, client = clientKey(req)): void => {
     res.once('close', settings.admit(client));
@@ -288,7 +292,11 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         model = request.model ?? client.model;
         if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
-        call(client, request, acceptsRestart(req.headers[ACCEPT_RESTART_HEADER]) ? { demand, acceptRestart: true } : { demand }).subscribe(subscriber);
+        // Who asks lets a route's breakers tell one client's failures from an outage (see `callerOf`); a client may
+        // accept a restarted answer (`Chatflux-Accept-Restart`).
+        const options: ChatCallOptions = callerOf === undefined ? { demand } : { demand, caller: callerOf(req) };
+        if (acceptsRestart(req.headers[ACCEPT_RESTART_HEADER])) options.acceptRestart = true;
+        call(client, request, options).subscribe(subscriber);
       };
       answer().catch((error: unknown) => {
         if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close'); // refused before its body was read

@@ -7,6 +7,13 @@ import type { DemandGate } from '../core/createDemandGate.js';
 export interface ChunkTimeoutsConfig {
   /** From subscription to the first value. */
   firstChunk?: number;
+  /**
+   * Before the first value: the longest stretch without a sign of life (`alive`), from subscription — a silent
+   * source is given up early while one that says it is still there (SSE keep-alive comments) waits for `firstChunk`.
+   */
+  silence?: number;
+  /** When the source last showed a sign of life, on `scheduler`'s clock (e.g. its latest bytes); default: never. */
+  alive?: () => number | undefined;
   /** Between two values after the first. */
   idle?: number;
   /** From subscription to completion. */
@@ -33,7 +40,9 @@ export interface ChunkTimeoutsConfig {
  * result:                                 ------#               (TimeoutError 'first_chunk')
  * ```
  *
- * 1. No value within `firstChunk` of subscription → `TimeoutError('first_chunk')`.
+ * 1. No value within `firstChunk` of subscription → `TimeoutError('first_chunk')`; nor, with `silence`, within
+ *    `silence` of subscription or of the source's latest sign of life (`alive()`) → `TimeoutError('first_chunk')`
+ *    (its `timeoutMs` the silence).
  * 2. After a value, no next value within `idle` → `TimeoutError('idle')` (the first value is not subject to `idle`).
  * 3. Not complete within `total` of subscription → `TimeoutError('total')`.
  * 4. With `demand`, a first-chunk or idle deadline that passes while the gate is closed starts over.
@@ -50,9 +59,10 @@ export interface ChunkTimeoutsConfig {
 export function chunkTimeouts<T>(config: ChunkTimeoutsConfig): MonoTypeOperatorFunction<T> {
   const scheduler = config.scheduler ?? asyncScheduler;
   const firstChunk = positive(config.firstChunk);
+  const silence = positive(config.silence);
   const idle = positive(config.idle);
   const total = positive(config.total);
-  if (firstChunk === undefined && idle === undefined && total === undefined) return (source) => source;
+  if (firstChunk === undefined && silence === undefined && idle === undefined && total === undefined) return (source) => source;
   return (source) =>
     new Observable<T>((subscriber) => {
       // One pending check at a time instead of a timer re-armed per value: a value only records its time, and the
@@ -62,10 +72,15 @@ export function chunkTimeouts<T>(config: ChunkTimeoutsConfig): MonoTypeOperatorF
       let deadline: Subscription | undefined;
       const check = (): void => {
         deadline = undefined;
-        const ms = started ? idle : firstChunk;
-        if (ms === undefined) return;
         const now = scheduler.now();
-        const left = since + ms - now;
+        // Before the first value, the silence deadline runs beside the first-chunk one: whichever ends first.
+        let ms = started ? idle : firstChunk;
+        let left = ms === undefined ? Infinity : since + ms - now;
+        if (!started && silence !== undefined) {
+          const quietLeft = Math.max(since, config.alive?.() ?? since) + silence - now;
+          if (quietLeft < left) [ms, left] = [silence, quietLeft];
+        }
+        if (ms === undefined) return;
         if (left > 0) {
           deadline = scheduler.schedule(check, left);
         } else if (config.demand !== undefined && !config.demand.isOpen) {
@@ -75,7 +90,8 @@ export function chunkTimeouts<T>(config: ChunkTimeoutsConfig): MonoTypeOperatorF
           subscriber.error(new TimeoutError(started ? 'idle' : 'first_chunk', ms));
         }
       };
-      if (firstChunk !== undefined) deadline = scheduler.schedule(check, firstChunk);
+      const before = Math.min(firstChunk ?? Infinity, silence ?? Infinity);
+      if (before !== Infinity) deadline = scheduler.schedule(check, before);
       // A value records its time; the first one also hands over from the first-chunk deadline to the idle one.
       const onValue = (value: T): void => {
         since = scheduler.now();

@@ -29,6 +29,11 @@ export interface RetryOnTransientConfig extends Partial<RetryPolicy> {
   isTransient?: (error: unknown) => boolean;
   /** The caller's cancellation: aborting it during a wait ends the result at once with an `AbortedError`, no further attempt. */
   signal?: AbortSignal;
+  /**
+   * Asked before each retry the policy allows (its attempt, wait and error): `false` surfaces the error instead — a
+   * caller's budget of attempts or time (a retry whose wait would end past a deadline is not worth waiting for).
+   */
+  shouldRetry?: (event: RetryEvent) => boolean;
 }
 
 /**
@@ -52,9 +57,9 @@ export interface RetryOnTransientConfig extends Partial<RetryPolicy> {
  *    used up (`exceeded_current_quota_error`, `insufficient_quota`, even on a 429), a headers/first-chunk/idle
  *    `TimeoutError`, `AbortedError`, `ConfigError`, `StreamProtocolError`, `ToolCallError`.
  * 2. Only while the current subscription has emitted nothing; afterwards every error passes through.
- * 3. At most `count` retries (default 2). The wait is the server's hint (`retryAfterMs`) when it is at most
- *    `maxRetryAfterMs`; a longer hint surfaces the error; without a hint, full-jitter exponential backoff capped at
- *    `maxDelayMs`.
+ * 3. At most `count` retries (default 2), each only if `shouldRetry` (when given) agrees. The wait is the server's
+ *    hint (`retryAfterMs`) when it is at most `maxRetryAfterMs`; a longer hint surfaces the error; without a hint,
+ *    full-jitter exponential backoff capped at `maxDelayMs`; never less than `minDelayMs` (a `Retry-After: 0` too).
  * 4. Waits run on `config.scheduler`; unsubscribing during a wait cancels it and sends no further request. An abort
  *    of `config.signal` during a wait (or before it) ends the result at once with an `AbortedError` — a 5 s
  *    `Retry-After` does not delay the caller's cancellation.
@@ -94,7 +99,7 @@ export function retryOnTransient<T>(config: RetryOnTransientConfig | number = {}
         attempt += 1;
         const hint = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
         const delayMs = computeRetryDelay(attempt, typeof hint === 'number' ? hint : undefined, policy, random);
-        if (delayMs === undefined) return subscriber.error(error);
+        if (delayMs === undefined || options.shouldRetry?.({ attempt, delayMs, error }) === false) return subscriber.error(error);
         options.onRetry?.({ attempt, delayMs, error });
         subscriber.add(
           abortableTimer(delayMs, scheduler, options.signal).subscribe({

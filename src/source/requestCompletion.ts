@@ -30,7 +30,7 @@ export interface RequestCompletionConfig {
   /** Aborting it aborts the request and errors with an `AbortedError`. */
   signal?: AbortSignal;
   /**
-   * undici deadlines for this request, in ms: `headers` (status line and headers; default `DEFAULT_TIMEOUTS.headers`, 600 000) and `body`
+   * undici deadlines for this request, in ms: `headers` (status line and headers; default `DEFAULT_TIMEOUTS.headers`, 30 000) and `body`
    * (between body bytes; default 0 = off, because chatflux's own first-chunk and idle timeouts govern the body).
    * `connect` only names the dispatcher's connect timeout in the `TimeoutError` it causes. `errorBody` bounds the
    * reading of a non-2xx (or non-SSE) body.
@@ -38,7 +38,7 @@ export interface RequestCompletionConfig {
   timeouts?: {
     /** The dispatcher's connect timeout, for the error message only (default 10 000). */
     connect?: number;
-    /** Status line and headers (default `DEFAULT_TIMEOUTS.headers`, 600 000). */
+    /** Status line and headers (default `DEFAULT_TIMEOUTS.headers`, 30 000). */
     headers?: number;
     /** Between body bytes (default 0: off). */
     body?: number;

@@ -308,9 +308,63 @@ describe('createChatClient', () => {
       expect(server.requests).toHaveLength(2);
     });
 
-    it('the default headers deadline outlasts a queue that sends nothing for over 100 s (DeepSeek)', () => {
-      expect(DEFAULT_TIMEOUTS.headers).toBeGreaterThan(100_000);
-      expect(DEFAULT_TIMEOUTS.headers).toBeGreaterThanOrEqual(DEFAULT_TIMEOUTS.firstChunk);
+    it('the defaults give up a provider that sends nothing within 100 s, deadline and one more attempt included, while a keep-alive queue gets its 10 minutes', () => {
+      // A call that never gets going: attempts are started until `deadline`, the last one then ends by its own
+      // headers or silence deadline (the old 600 s headers deadline held a client 130 s).
+      expect(DEFAULT_TIMEOUTS.deadline + Math.max(DEFAULT_TIMEOUTS.headers, DEFAULT_TIMEOUTS.silence)).toBeLessThan(100_000);
+      expect(DEFAULT_TIMEOUTS.firstChunk).toBeGreaterThanOrEqual(600_000);
+    });
+
+    it('headers then nothing at all (no keep-alive): TimeoutError("first_chunk") after `silence`, not retried', async () => {
+      await serve((_req, res) => sse(res));
+      const started = Date.now();
+      const error = await failure(make({ timeouts: { silence: 300 }, retry: 2 }).stream({ messages: MESSAGES }));
+      expect(error).toMatchObject({ phase: 'first_chunk', timeoutMs: 300 });
+      expect(Date.now() - started).toBeLessThan(5_000); // one 300 ms silence, not the 600 s first-chunk deadline
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a queue that says so with keep-alive comments for longer than `silence` is waited for', async () => {
+      await serve((_req, res) => {
+        sse(res);
+        const timer = setInterval(() => res.write(': keep-alive\n\n'), 30);
+        res.on('close', () => clearInterval(timer));
+        setTimeout(() => {
+          clearInterval(timer);
+          res.end(ANSWER.join(''));
+        }, 900);
+      });
+      const answer = await lastValueFrom(make({ timeouts: { silence: 300 } }).json({ messages: MESSAGES }));
+      expect(answer.message.content).toBe('你好');
+    });
+
+    it('silence counts from the request going out: a wait for a free connection is not the provider\'s silence', async () => {
+      await serve((_req, res, n) => {
+        sse(res);
+        // The first answer holds the only connection for 600 ms (with a chunk at once: it is not silent itself).
+        if (n === 1) {
+          res.write(frame('你'));
+          setTimeout(() => res.end([frame('好'), FINISH, 'data: [DONE]\n\n'].join('')), 600);
+        } else res.end(ANSWER.join(''));
+      });
+      const c = make({ connections: 1, timeouts: { silence: 300 } });
+      const first = lastValueFrom(c.json({ messages: MESSAGES })).catch((error: unknown) => error); // never unhandled
+      await delay(50);
+      const second = await lastValueFrom(c.json({ messages: MESSAGES })); // waited ~550 ms for the connection
+      expect(second.message.content).toBe('你好');
+      expect(await first).toMatchObject({ message: { content: '你好' } });
+    });
+
+    it('no retry after the call\'s deadline: a provider that hangs up without a word is not asked again and again', async () => {
+      await serve((req) => setTimeout(() => req.socket.destroy(), 150));
+      const started = Date.now();
+      const error = await failure(
+        make({ timeouts: { deadline: 500 }, retry: { count: 10, baseDelayMs: 10, maxDelayMs: 20, minDelayMs: 0 } }).json({ messages: MESSAGES }),
+      );
+      expect(error).toMatchObject({ code: 'network' });
+      expect(server.requests.length).toBeGreaterThanOrEqual(2);
+      expect(server.requests.length).toBeLessThanOrEqual(5); // ~150 ms apart until 500 ms, not 11
+      expect(Date.now() - started).toBeLessThan(5_000);
     });
 
     it('headers then only keep-alive comments: TimeoutError("first_chunk"), not retried, the connection closed', async () => {
@@ -346,13 +400,15 @@ describe('createChatClient', () => {
       await socketClosedAt;
     });
 
-    it('defaults are documented: connect 10 s, headers 10 min, first chunk 10 min, idle 60 s, error body 5 s, total off', () => {
+    it('defaults are documented: connect 10 s, headers 30 s, silence 30 s, first chunk 10 min, idle 60 s, error body 5 s, deadline 60 s, total off', () => {
       expect(DEFAULT_TIMEOUTS).toEqual({
         connect: 10_000,
-        headers: 600_000,
+        headers: 30_000,
+        silence: 30_000,
         firstChunk: 600_000,
         idle: 60_000,
         errorBody: 5_000,
+        deadline: 60_000,
       });
     });
 

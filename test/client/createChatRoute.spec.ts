@@ -245,3 +245,138 @@ describe('createChatRoute: options checked at creation', () => {
     expect(() => route({ targets: [{ ...targets[0]!, retry: { count: 1.5 } }] })).toThrow(ConfigError);
   });
 });
+
+describe('createChatRoute: Failover II (probes, first-token budget, budget of attempts and time, callers)', () => {
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+  const outcomes = (answer: { attempts?: { target: string; outcome: string }[] }): string[] => (answer.attempts ?? []).map((a) => `${a.target}:${a.outcome}`);
+
+  it('a half-open probe is one attempt, never retried: a target still down costs its caller one fast failure, then the fallback', async () => {
+    const down = await emulator({ dialect: 'deepseek', scenario: 'status=503' });
+    const healthy = await emulator({ dialect: 'deepseek', scenario: 'tokens=5' });
+    const events: ChatRouteEvent[] = [];
+    const r = route({
+      breaker: { consecutiveFailures: 1, coolDownMs: 50 },
+      targets: [
+        { baseUrl: down.url, model: 'deepseek-chat', name: 'p', retry: { count: 2, baseDelayMs: 1, minDelayMs: 0 } },
+        { baseUrl: healthy.url, model: 'deepseek-chat', name: 'b' },
+      ],
+      onEvent: (event) => events.push(event),
+    });
+    expect(outcomes(await firstValueFrom(r.json(REQUEST)))).toEqual(['p:retried', 'p:retried', 'p:failed', 'b:completed']);
+    expect(r.breakerStates()).toMatchObject({ p: 'open' });
+    await sleep(80);
+    const before = down.requests.length;
+    expect(outcomes(await firstValueFrom(r.json(REQUEST)))).toEqual(['p:failed', 'b:completed']);
+    expect(down.requests.length - before).toBe(1);
+    const transitions = events.flatMap((e) => (e.type === 'breaker' ? [`${e.from}→${e.to}`] : []));
+    expect(transitions).toEqual(['closed→open', 'open→half_open', 'half_open→open']); // the failed probe reopened it
+  });
+
+  it('a primary down, then recovered (scaled: down 600 ms, a request every 60 ms): the breaker opens, probes one attempt at a time, and the primary serves again', async () => {
+    const primary = await emulator({ dialect: 'deepseek', scenario: 'down-for=600;tokens=5' });
+    const healthy = await emulator({ dialect: 'deepseek', scenario: 'tokens=5' });
+    const events: ChatRouteEvent[] = [];
+    const r = route({
+      breaker: { consecutiveFailures: 2, coolDownMs: 100 },
+      targets: [
+        { baseUrl: primary.url, model: 'deepseek-chat', name: 'p', retry: { count: 2, baseDelayMs: 20, minDelayMs: 0 } },
+        { baseUrl: healthy.url, model: 'deepseek-chat', name: 'b' },
+      ],
+      onEvent: (event) => events.push(event),
+    });
+    const answers: string[][] = [];
+    for (let i = 0; i < 30; i++) {
+      const started = Date.now();
+      answers.push(outcomes(await firstValueFrom(r.json(REQUEST))));
+      await sleep(Math.max(0, 60 - (Date.now() - started)));
+    }
+    const opened = answers.findIndex((a) => a.includes('p:skipped'));
+    expect(opened).toBeGreaterThan(0);
+    // After the breaker first opened, every attempt on the primary is a probe or a request of a closed breaker
+    // again: never a probe with retries.
+    for (const answer of answers.slice(opened)) {
+      if (answer.includes('p:failed')) expect(answer).toEqual(['p:failed', 'b:completed']);
+    }
+    expect(answers.slice(-3)).toEqual([['p:completed'], ['p:completed'], ['p:completed']]);
+    const transitions = events.flatMap((e) => (e.type === 'breaker' ? [`${e.from}→${e.to}`] : []));
+    expect(transitions[0]).toBe('closed→open');
+    expect(transitions.slice(-2)).toEqual(['open→half_open', 'half_open→closed']);
+  });
+
+  it('first-token budget: a silent primary hands over after silenceMs; one queuing with keep-alive comments is waited for', async () => {
+    const silent = await emulator({ dialect: 'moonshot', scenario: 'queue=5000;tokens=5' }); // Moonshot queues silently
+    const queuing = await emulator({ dialect: 'deepseek', scenario: 'queue=1500;keep-alive=50;tokens=5' });
+    const healthy = await emulator({ dialect: 'deepseek', scenario: 'tokens=5' });
+    const make = (primary: Emulator): ChatRoute =>
+      route({
+        silenceMs: 300,
+        jsonTimeoutMs: 5000, // bounds the test
+        targets: [
+          { baseUrl: primary.url, model: 'deepseek-chat', name: 'p' },
+          { baseUrl: healthy.url, model: 'deepseek-chat', name: 'b' },
+        ],
+      });
+    const started = Date.now();
+    const handedOver = await firstValueFrom(make(silent).json(REQUEST));
+    expect(Date.now() - started).toBeLessThan(3000); // one 300 ms budget, not the 5 s queue
+    expect(handedOver.attempts?.map((a) => `${a.target}:${a.outcome}:${a.error ?? ''}`)).toEqual(['p:failed:timeout:first_chunk', 'b:completed:']);
+    const waited = await firstValueFrom(make(queuing).json(REQUEST));
+    expect(outcomes(waited)).toEqual(['p:completed']); // 1.5 s of keep-alives, five times the silence budget
+    expect(healthy.requests).toHaveLength(1);
+  });
+
+  it('maxAttempts bounds the upstream requests of one call, keeping one attempt for each target not tried yet', async () => {
+    const ups = await Promise.all([0, 1, 2].map(() => emulator({ dialect: 'deepseek', scenario: 'status=503' })));
+    const retry = { count: 2, baseDelayMs: 1, minDelayMs: 0 };
+    const targets = ups.map((e, i) => ({ baseUrl: e.url, model: 'deepseek-chat', name: `t${i}`, retry }));
+    const r = route({ breaker: false, maxAttempts: 4, targets });
+    await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ status: 503 });
+    expect(ups.map((e) => e.requests.length)).toEqual([2, 1, 1]); // 4 in all (9 without the budget)
+    const unbounded = route({ breaker: false, maxAttempts: 50, targets });
+    await expect(firstValueFrom(unbounded.json(REQUEST))).rejects.toMatchObject({ status: 503 });
+    expect(ups.map((e) => e.requests.length)).toEqual([2 + 3, 1 + 3, 1 + 3]);
+  });
+
+  it('the default budget: a 3-target route with default retries makes at most 6 upstream requests per call', async () => {
+    const ups = await Promise.all([0, 1, 2].map(() => emulator({ dialect: 'deepseek', scenario: 'status=503;retry-after-ms=0' })));
+    const r = route({ breaker: false, targets: ups.map((e, i) => ({ baseUrl: e.url, model: 'deepseek-chat', name: `t${i}` })) });
+    await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ status: 503 });
+    expect(ups.reduce((n, e) => n + e.requests.length, 0)).toBe(6);
+    expect(ups.every((e) => e.requests.length >= 1)).toBe(true);
+  });
+
+  it('deadlineMs: no retry is waited for past it (a Retry-After that would end after it surfaces the failure)', async () => {
+    const limited = await emulator({ dialect: 'openai', scenario: 'status=429;retry-after-ms=300' });
+    const r = route({ breaker: false, deadlineMs: 1000, targets: [{ baseUrl: limited.url, model: 'm', retry: 10 }] });
+    const started = Date.now();
+    await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ status: 429 });
+    // At 0, 300 and 600 ms at the most; the next would start at 1200 ms, past the deadline (not 11 attempts).
+    expect(limited.requests.length).toBeGreaterThanOrEqual(2);
+    expect(limited.requests.length).toBeLessThanOrEqual(4);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('refuses a bad maxAttempts or deadlineMs at creation', () => {
+    const targets = [{ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }];
+    expect(() => route({ targets, maxAttempts: 0 })).toThrow(/createChatRoute: `maxAttempts`/);
+    expect(() => route({ targets, maxAttempts: 1.5 })).toThrow(ConfigError);
+    expect(() => route({ targets, deadlineMs: -1 })).toThrow(/createChatRoute: `deadlineMs`/);
+  });
+
+  it("one caller's failing requests do not open the breakers for another caller", async () => {
+    // Every request fails with 500 on both targets (as a provider does for a body it chokes on), for caller A only.
+    const a = await emulator({ dialect: 'deepseek', scenario: 'status=500' });
+    const b = await emulator({ dialect: 'deepseek', scenario: 'status=500' });
+    const r = route({
+      breaker: { consecutiveFailures: 2 },
+      targets: [
+        { baseUrl: a.url, model: 'deepseek-chat', name: 'p', retry: false },
+        { baseUrl: b.url, model: 'deepseek-chat', name: 'f', retry: false },
+      ],
+    });
+    for (let i = 0; i < 5; i++) await expect(firstValueFrom(r.json(REQUEST, { caller: 'key:a' }))).rejects.toMatchObject({ status: 500 });
+    expect(r.breakerStates()).toEqual({ p: 'closed', f: 'closed' });
+    await expect(firstValueFrom(r.json(REQUEST, { caller: 'key:b' }))).rejects.toMatchObject({ status: 500 }); // a real outage: a second caller fails too
+    expect(r.breakerStates()).toEqual({ p: 'open', f: 'open' });
+  });
+});

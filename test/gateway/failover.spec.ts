@@ -16,6 +16,7 @@ import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
+import { startServer, type TestServer } from '../helpers/startServer';
 
 jest.setTimeout(15_000);
 
@@ -491,6 +492,129 @@ describe('failover catalogue through the gateway (route "chat")', () => {
   });
 });
 
+describe('failover catalogue II through the gateway: recovery, first token, budget, poison', () => {
+  it("a primary down, then healthy, with its default retries (scaled: down 3 s, a request every 100 ms): each half-open probe is one attempt, and the recovered primary answers again", async () => {
+    const s = await setup(
+      [{ scenario: 'down-for=3000;tokens=60', target: { retries: 2 } }, { scenario: 'tokens=60' }],
+      { breaker: { consecutiveFailures: 2, coolDownMs: 125 } },
+    );
+    const text = await healthyText(s);
+    const runs: string[][] = [];
+    for (let i = 0; i < 40; i++) {
+      const started = Date.now();
+      const { lines } = await stream(s);
+      runs.push(outcomes(expectComplete(lines, text).attempts));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - started))));
+    }
+    const opened = runs.findIndex((attempts) => attempts.includes('t0:skipped'));
+    expect(opened).toBeGreaterThan(0);
+    expect(runs[0]).toEqual(['t0:retried(server_overloaded)', 't0:retried(server_overloaded)', 't0:failed(server_overloaded)', 't1:completed']);
+    // Once open, the primary is only probed: one attempt, never retried, then the fallback at once.
+    for (const attempts of runs.slice(opened)) expect(attempts.some((a) => a.startsWith('t0:retried'))).toBe(false);
+    expect(runs.slice(-3)).toEqual([['t0:completed'], ['t0:completed'], ['t0:completed']]);
+  });
+
+  it('first token after 20 s from a silent provider (here 5 s against a 250 ms first-token budget): the fallback answers', async () => {
+    const s = await setup([{ dialect: 'moonshot', scenario: 'queue=5000;tokens=60' }, { scenario: 'tokens=60' }], { silenceMs: 250 });
+    const text = await healthyText(s);
+    const started = Date.now();
+    const { lines } = await stream(s);
+    expect(Date.now() - started).toBeLessThan(4_000); // one 250 ms budget, not the 5 s queue
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:failed(timeout:first_chunk)', 't1:completed']);
+  });
+
+  it('a provider queuing with keep-alive comments (DeepSeek) past the first-token budget is waited for, not abandoned', async () => {
+    const s = await setup([{ scenario: 'queue=2000;keep-alive=50;tokens=60' }, { scenario: 'tokens=60' }], { silenceMs: 400 });
+    const text = await healthyText(s);
+    const { lines } = await stream(s);
+    expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:completed']); // five budgets of keep-alives
+    expect(s.emulators[1]!.requests).toHaveLength(0);
+  });
+
+  it('a budget of upstream attempts per request (maxAttempts): three 503 targets with 2 retries each cost 4 requests, not 9', async () => {
+    const s = await setup(
+      [0, 1, 2].map(() => ({ scenario: 'status=503;retry-after-ms=1', target: { retries: 2 } })),
+      { maxAttempts: 4 },
+    );
+    const { status, body } = await json(s);
+    expect(status).toBe(502);
+    expect(body.error?.code).toBe('server_overloaded');
+    expect(s.emulators.slice(0, 3).map((e) => e.requests.length)).toEqual([2, 1, 1]);
+  });
+
+  it('a time budget per request (deadlineMs, here 1 s): Retry-After 3 s (here 300 ms) with 10 retries is not waited for past it', async () => {
+    const s = await setup([{ dialect: 'openai', scenario: 'status=429;retry-after-ms=300', target: { retries: 10 } }], { deadlineMs: 1000 });
+    const started = Date.now();
+    const { status } = await json(s);
+    expect(status).toBe(429);
+    // At 0, 300 and 600 ms at the most (the next would start past 1 s), not 11 attempts 300 ms apart.
+    expect(s.emulators[0]!.requests.length).toBeGreaterThanOrEqual(2);
+    expect(s.emulators[0]!.requests.length).toBeLessThanOrEqual(4);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
+describe("one client cannot open a route's breakers for everyone (through the gateway, two API keys)", () => {
+  const KEY_A = 'key-a-0123456789abcdef';
+  const KEY_B = 'key-b-0123456789abcdef';
+  let upstreams: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(upstreams.map((u) => u.close()));
+    upstreams = [];
+  });
+  /** An upstream answering 500 to a body that holds "poison" (or to every body while `down`), else a short answer. */
+  const poisonUpstream = async (state: { down: boolean }): Promise<TestServer> => {
+    const server = await startServer((req, res) => {
+      let body = '';
+      req.on('data', (piece: Buffer) => (body += piece.toString()));
+      req.on('end', () => {
+        if (state.down || body.includes('poison')) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'internal error', type: 'internal_error' } }));
+          return;
+        }
+        const chunk = (delta: object, finish: string | null): string =>
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(chunk({ role: 'assistant', content: 'ok' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+      });
+    });
+    upstreams.push(server);
+    return server;
+  };
+
+  it('5+ poisoned requests of key A leave the breakers closed for key B; failures of both keys (an outage) still open them', async () => {
+    const state = { down: false };
+    const [p, f] = [await poisonUpstream(state), await poisonUpstream(state)];
+    const routes = {
+      chat: {
+        breaker: { consecutiveFailures: 5, coolDownMs: 60_000 },
+        targets: [p, f].map((u, i) => ({ provider: 'openai-compatible', baseUrl: `${u.url}/v1`, model: 'm', name: `t${i}`, retries: 0 })),
+      },
+    };
+    const gateway = await startGateway(
+      { ...loadGatewayConfig({ CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_GATEWAY_KEYS: `${KEY_A},${KEY_B}`, CHATFLUX_HEARTBEAT_MS: '0' }), port: 0 },
+      { log: () => undefined },
+    );
+    open = { gateway, emulators: [] };
+    const ask = async (key: string, content: string): Promise<{ status: number; body: LlmClientOutput & { error?: { code: string } } }> => {
+      const res = await rawRequest(`${gateway.url}/chat/json`, { body: { model: 'chat', messages: [{ role: 'user', content }] }, headers: { authorization: `Bearer ${key}` } });
+      return { status: res.status, body: JSON.parse(res.body) };
+    };
+    for (let i = 0; i < 8; i++) expect((await ask(KEY_A, `poison ${i}`)).status).toBe(502);
+    const b = await ask(KEY_B, 'hello');
+    expect(b.status).toBe(200);
+    expect(outcomes(b.body.attempts)).toEqual(['t0:completed']);
+    // A real outage: both keys fail, and the breakers open.
+    state.down = true;
+    for (let i = 0; i < 3; i++) await ask(KEY_A, `hello ${i}`);
+    for (let i = 0; i < 2; i++) await ask(KEY_B, `hello ${i}`);
+    const busy = await ask(KEY_B, 'hello again');
+    expect(busy.status).toBe(503);
+    expect(busy.body.error?.code).toBe('upstream_busy');
+  });
+});
+
 describe("the gateway's deadlines (CHATFLUX_*_TIMEOUT_MS) reach the route targets", () => {
   it('CHATFLUX_IDLE_TIMEOUT_MS is the idle deadline of a target that sets none: a stall is cut after it, not 60 s', async () => {
     const s = await setup([{ scenario: 'tokens=60;stall-after=30' }, { scenario: 'tokens=60' }], {}, 'deepseek', 60, {
@@ -505,7 +629,8 @@ describe("the gateway's deadlines (CHATFLUX_*_TIMEOUT_MS) reach the route target
 
   it("CHATFLUX_FIRST_CHUNK_TIMEOUT_MS is the last target's first-chunk deadline; the others keep the route's silence budget", async () => {
     const s = await setup(
-      [{ scenario: 'queue=5000;keep-alive=50' }, { scenario: 'queue=5000;keep-alive=50' }],
+      // The first target queues silently (a keep-alive queue is no silence: it would be waited for), the last says it queues.
+      [{ dialect: 'moonshot', scenario: 'queue=5000' }, { scenario: 'queue=5000;keep-alive=50' }],
       { silenceMs: 300 },
       'deepseek',
       60,
@@ -533,6 +658,46 @@ describe("the gateway's deadlines (CHATFLUX_*_TIMEOUT_MS) reach the route target
     const { lines } = await stream(s);
     expect(Date.now() - started).toBeLessThan(5_000); // the target's 300 ms, not the gateway's 30 s
     expect(outcomes(expectComplete(lines, text).attempts)).toEqual(['t0:cut(timeout:idle)', 't1:completed']);
+  });
+});
+
+describe('without routes: a provider that sends nothing is given up in bounded time (the defaults, scaled down by their variables)', () => {
+  let silent: TestServer | undefined;
+  afterEach(async () => {
+    await silent?.close();
+    silent = undefined;
+  });
+  const gatewayOver = async (handler: Parameters<typeof startServer>[0], env: Record<string, string>): Promise<RunningGateway> => {
+    silent = await startServer(handler);
+    const gateway = await startGateway(
+      { ...loadGatewayConfig({ CHATFLUX_PROVIDER: 'openai-compatible', CHATFLUX_BASE_URL: `${silent.url}/v1`, CHATFLUX_MODEL: 'm', CHATFLUX_HEARTBEAT_MS: '0', ...env }), port: 0 },
+      { log: () => undefined },
+    );
+    open = { gateway, emulators: [] };
+    return gateway;
+  };
+
+  it('headers, then nothing (no keep-alive): a 504 after CHATFLUX_SILENCE_TIMEOUT_MS, one upstream request', async () => {
+    const gateway = await gatewayOver((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders(), {
+      CHATFLUX_SILENCE_TIMEOUT_MS: '300',
+    });
+    const started = Date.now();
+    const res = await rawRequest(`${gateway.url}/chat/json`, { body: { messages: MESSAGES } });
+    expect(res.status).toBe(504);
+    expect(Date.now() - started).toBeLessThan(5_000); // one 300 ms silence, not the 600 s first-chunk deadline
+    expect(silent!.requests).toHaveLength(1);
+  });
+
+  it('a provider that hangs up without a word is not asked again once CHATFLUX_DEADLINE_MS (here 1.5 s) is spent', async () => {
+    const gateway = await gatewayOver((req) => setTimeout(() => req.socket.destroy(), 100), {
+      CHATFLUX_DEADLINE_MS: '1500',
+      CHATFLUX_MAX_RETRIES: '10',
+    });
+    const res = await rawRequest(`${gateway.url}/chat/json`, { body: { messages: MESSAGES } });
+    expect(res.status).toBe(502);
+    // Each attempt lasts 100 ms and each wait at least 200 ms (minDelayMs): at most 5 start within 1.5 s, not 11.
+    expect(silent!.requests.length).toBeGreaterThanOrEqual(2);
+    expect(silent!.requests.length).toBeLessThanOrEqual(5);
   });
 });
 

@@ -72,6 +72,17 @@ describe('loadGatewayConfig', () => {
     }
   });
 
+  it('reads the silence and the request deadline (CHATFLUX_SILENCE_TIMEOUT_MS, CHATFLUX_DEADLINE_MS), described with their defaults', () => {
+    const config = loadGatewayConfig({ CHATFLUX_SILENCE_TIMEOUT_MS: '5000', CHATFLUX_DEADLINE_MS: '0' });
+    expect(config).toMatchObject({ silenceTimeoutMs: 5_000, deadlineMs: 0 });
+    expect(describeGatewayConfig(config)).toContain('budget:       silence 5000 ms before the first chunk, no retry after 0 ms');
+    expect(describeGatewayConfig(loadGatewayConfig({}))).toContain(
+      'budget:       silence 30000 ms (default) before the first chunk, no retry after 60000 ms (default)',
+    );
+    expect(() => loadGatewayConfig({ CHATFLUX_DEADLINE_MS: '-1' })).toThrow(/CHATFLUX_DEADLINE_MS/);
+    expect(() => loadGatewayConfig({ CHATFLUX_SILENCE_TIMEOUT_MS: 'soon' })).toThrow(/CHATFLUX_SILENCE_TIMEOUT_MS/);
+  });
+
   it("takes the provider's own key variable when CHATFLUX_API_KEY is unset", () => {
     expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'moonshot', MOONSHOT_API_KEY: 'm', DEEPSEEK_API_KEY: 'd' }).apiKey).toBe('m');
     expect(loadGatewayConfig({ CHATFLUX_PROVIDER: 'moonshot-cn', MOONSHOT_API_KEY: 'm' }).apiKey).toBe('m');

@@ -34,6 +34,46 @@ describe('chunkTimeouts', () => {
     });
   });
 
+  it('silence: a source without a sign of life is given up after `silence`, long before `firstChunk`', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('--------------------a|');
+      expectObservable(source.pipe(chunkTimeouts({ firstChunk: 20, silence: 4, alive: () => undefined, scheduler }))).toBe(
+        '----#',
+        undefined,
+        new TimeoutError('first_chunk', 4),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^---!');
+    });
+  });
+
+  it('silence: signs of life (keep-alive comments, here every 3 frames) keep a queued source waiting until firstChunk', () => {
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      let alive: number | undefined;
+      hot('---k--k--k--k--k--k--k--k').subscribe(() => (alive = scheduler.now()));
+      const answers = cold('------------a|'); // first value at 12: waited for through the keep-alives
+      expectObservable(answers.pipe(chunkTimeouts({ firstChunk: 20, silence: 4, alive: () => alive, scheduler }))).toBe('------------a|');
+      const never = cold('-'); // keeps queuing: the first-chunk deadline still ends it
+      expectObservable(never.pipe(chunkTimeouts({ firstChunk: 20, silence: 4, alive: () => alive, scheduler }))).toBe(
+        '--------------------#',
+        undefined,
+        new TimeoutError('first_chunk', 20),
+      );
+    });
+  });
+
+  it('silence: signs of life that stop are given up `silence` after the last one; after the first value only idle applies', () => {
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      let alive: number | undefined;
+      hot('--k--k').subscribe(() => (alive = scheduler.now()));
+      expectObservable(cold('----------------a|').pipe(chunkTimeouts({ firstChunk: 20, silence: 4, alive: () => alive, scheduler }))).toBe(
+        '---------#',
+        undefined,
+        new TimeoutError('first_chunk', 4),
+      );
+      expectObservable(cold('-a---------b|').pipe(chunkTimeouts({ silence: 4, alive: () => alive, scheduler }))).toBe('-a---------b|');
+    });
+  });
+
   it('idle alone does not bound the first value', () => {
     scheduler.run(({ cold, expectObservable }) => {
       expectObservable(cold('--------a-b|').pipe(chunkTimeouts({ idle: 3 }))).toBe('--------a-b|');

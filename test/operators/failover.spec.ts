@@ -83,7 +83,7 @@ describe('failover', () => {
       const a = cold('-#', undefined, e503);
       const b = cold('-y|');
       const result = failover([
-        { name: 'a', source: () => a, retry: { count: 1, scheduler, random: () => 0.5, baseDelayMs: 4 } },
+        { name: 'a', source: () => a, retry: { count: 1, scheduler, random: () => 0.5, baseDelayMs: 4, minDelayMs: 0 } },
         { name: 'b', source: () => b },
       ]);
       // a: fails at 1, waits 0.5 * 4 = 2, fails again at 4; b then answers at 5.

@@ -102,6 +102,12 @@ describe('computeRetryDelay', () => {
     expect(computeRetryDelay(1, 60_001, DEFAULT_RETRY_POLICY)).toBeUndefined();
     expect(computeRetryDelay(1, -1, DEFAULT_RETRY_POLICY, () => 0.5)).toBe(250); // garbage hint: backoff
   });
+  it('never waits less than minDelayMs, a hint of 0 included (absent: no floor)', () => {
+    expect(computeRetryDelay(1, 0, DEFAULT_RETRY_POLICY)).toBe(DEFAULT_RETRY_POLICY.minDelayMs);
+    expect(computeRetryDelay(1, 50, DEFAULT_RETRY_POLICY)).toBe(200);
+    expect(computeRetryDelay(1, undefined, DEFAULT_RETRY_POLICY, () => 0)).toBe(200);
+    expect(computeRetryDelay(1, 0, { baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 })).toBe(0);
+  });
 });
 
 describe('parseErrorBody', () => {

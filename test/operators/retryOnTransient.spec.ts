@@ -71,12 +71,34 @@ describe('retryOnTransient', () => {
     expect(attempts.count()).toBe(2);
   });
 
-  it('Retry-After 0 retries immediately', () => {
+  it("Retry-After 0 never goes below the policy's minimum backoff (minDelayMs, 200 ms): no burst of retries", () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const err = new UpstreamHttpError(429, 'slow down', { retryAfterMs: 0 });
+      const second = cold('-a|');
+      const { source } = attemptsOf([cold('-#', undefined, err), second]);
+      expectObservable(source.pipe(retryOnTransient(half()))).toBe('202ms a|');
+      expectSubscriptions(second.subscriptions).toBe('201ms ^-!');
+    });
+  });
+
+  it('minDelayMs is policy data: 0 lets a Retry-After 0 retry at once', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const err = new UpstreamHttpError(429, 'slow down', { retryAfterMs: 0 });
       const { source } = attemptsOf([cold('-#', undefined, err), cold('-a|')]);
-      expectObservable(source.pipe(retryOnTransient(half()))).toBe('--a|');
+      expectObservable(source.pipe(retryOnTransient(half({ minDelayMs: 0 })))).toBe('--a|'); // the floor is policy data
     });
+  });
+
+  it('shouldRetry can refuse a retry the policy allows (a budget): the error surfaces, no wait, no attempt', () => {
+    const asked: unknown[] = [];
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const err = new UpstreamHttpError(429, 'slow down', { retryAfterMs: 3000 });
+      const source = cold('-#', undefined, err);
+      const result = source.pipe(retryOnTransient(half({ shouldRetry: (event) => (asked.push(event), event.delayMs < 1000) })));
+      expectObservable(result).toBe('-#', undefined, err);
+      expectSubscriptions(source.subscriptions).toBe('^!');
+    });
+    expect(asked).toEqual([{ attempt: 1, delayMs: 3000, error: expect.any(UpstreamHttpError) }]);
   });
 
   it('a hint above maxRetryAfterMs is not obeyed and not retried: the error surfaces at once', () => {
@@ -285,11 +307,11 @@ describe('retryOnTransient', () => {
   it('calls onRetry with the attempt, the wait and the error', () => {
     const events: unknown[] = [];
     scheduler.run(({ cold, expectObservable }) => {
-      const err = new UpstreamHttpError(429, 'x', { retryAfterMs: 10 });
+      const err = new UpstreamHttpError(429, 'x', { retryAfterMs: 300 });
       const { source } = attemptsOf([cold('#', undefined, err), cold('a|')]);
-      expectObservable(source.pipe(retryOnTransient(half({ onRetry: (e) => events.push(e) })))).toBe('10ms a|');
+      expectObservable(source.pipe(retryOnTransient(half({ onRetry: (e) => events.push(e) })))).toBe('300ms a|');
     });
-    expect(events).toEqual([{ attempt: 1, delayMs: 10, error: expect.any(UpstreamHttpError) }]);
+    expect(events).toEqual([{ attempt: 1, delayMs: 300, error: expect.any(UpstreamHttpError) }]);
   });
 
   it('a wrong count is a ConfigError that says how to fix it', () => {
@@ -302,6 +324,7 @@ describe('retryOnTransient', () => {
       count: 2,
       baseDelayMs: 500,
       maxDelayMs: 8000,
+      minDelayMs: 200,
       maxRetryAfterMs: 60_000,
     });
     expect(DEFAULT_RETRY_POLICY.statuses).toEqual([408, 409, 429, 500, 502, 503, 504]);
