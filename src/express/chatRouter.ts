@@ -2,9 +2,9 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../client/createChatClient.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createChatEndpoints, type ChatEndpointsConfig } from '../node/createChatEndpoints.js';
-import { toRequestError } from '../node/toRequestError.js';
+import { toRequestError } from '../serve/toRequestError.js';
 
-export type { ChatEndpoint, ChatRequestLog } from '../node/ChatRequestLog.js';
+export type { ChatEndpoint, ChatRequestLog } from '../serve/ChatRequestLog.js';
 
 /**
  * Options of {@link chatRouter}: those of the serving core (`createChatEndpoints`: keys, body and query limits,

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Inject, NotFoundException, Post, Req, Res, S
 import type { ChatClient } from '../client/createChatClient.js';
 import type { ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createChatEndpoints, type ChatEndpoints } from '../node/createChatEndpoints.js';
-import type { WriteOutcome } from '../node/WriteOutcome.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { CHAT_ROUTE, CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG } from './chatflux.constants.js';
 import type { ChatfluxModuleConfig, ChatRoute } from './chatflux.interfaces.js';
 import { ChatfluxShutdown } from './chatflux.shutdown.js';

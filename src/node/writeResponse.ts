@@ -4,7 +4,7 @@ import type { DemandGate } from '../core/createDemandGate.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import { createResponseWriter } from './createResponseWriter.js';
 import type { ResponseSink } from './ResponseSink.js';
-import type { WriteOutcome } from './WriteOutcome.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 
 /** Options of {@link writeResponse} and of the `send*` writers. */
 export interface WriteResponseConfig {

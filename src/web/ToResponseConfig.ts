@@ -1,5 +1,5 @@
 import type { DemandGate } from '../core/createDemandGate.js';
-import type { WriteOutcome } from '../node/WriteOutcome.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 
 /** Options of {@link toResponse}: those of the node writers (`WriteResponseConfig`), plus `onEnd`. */
 export interface ToResponseConfig {

@@ -1,7 +1,7 @@
 import { CapacityError, ConfigError, RequestError } from '../../src/core/errors';
-import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../../src/node/DEFAULT_WRITE_STALL_TIMEOUT_MS';
-import { resolveServingSettings } from '../../src/node/resolveServingSettings';
-import { bearerClientKey } from '../../src/node/bearerClientKey';
+import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../../src/serve/DEFAULT_WRITE_STALL_TIMEOUT_MS';
+import { resolveServingSettings } from '../../src/serve/resolveServingSettings';
+import { bearerClientKey } from '../../src/serve/bearerClientKey';
 
 const SECRET = 'a-token-secret-of-16+';
 

@@ -4,7 +4,7 @@
  * reconnect naming it, read by the `eventsource` npm package.
  */
 import { EventSource } from 'eventsource';
-import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
+import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
 import { rawRequest } from '../helpers/rawRequest';
 import { startExpressChat } from '../helpers/startExpressChat';
 import { startRetryStrippingProxy, type RetryStrippingProxy } from '../helpers/startRetryStrippingProxy';

@@ -6,7 +6,7 @@ import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { assertOneChoice } from './assertOneChoice.js';
-import type { ChatEndpointsConfig } from './createChatEndpoints.js';
+import type { ServingCoreConfig } from './ServingCoreConfig.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { bearerClientKey } from './bearerClientKey.js';
@@ -15,7 +15,7 @@ import { createSseTokens, type SseToken, type SseTokens } from './createSseToken
 
 /** What {@link resolveServingSettings} reads: the options the node serving core and the web handlers share. */
 export type ServingSettingsConfig = Pick<
-  ChatEndpointsConfig,
+  ServingCoreConfig,
   | 'apiKeys'
   | 'bodyLimit'
   | 'bodyTimeoutMs'
