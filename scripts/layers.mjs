@@ -15,7 +15,7 @@ export const LAYERS = {
   node: [...BELOW_CLIENT, 'client', 'serve'],
   express: BELOW_ADAPTERS,
   nestjs: BELOW_ADAPTERS,
-  web: BELOW_ADAPTERS,
+  web: [...BELOW_CLIENT, 'client', 'serve'],
   testing: ['core'],
   gateway: [...BELOW_ADAPTERS, 'express', 'nestjs', 'web', 'testing'],
 };

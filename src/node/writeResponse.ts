@@ -2,8 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { Observable } from 'rxjs';
 import type { DemandGate } from '../core/createDemandGate.js';
 import type { WireFormat } from '../wire/WireFormat.js';
-import { createResponseWriter } from './createResponseWriter.js';
-import type { ResponseSink } from './ResponseSink.js';
+import { createResponseWriter } from '../serve/createResponseWriter.js';
+import type { ResponseSink } from '../serve/ResponseSink.js';
 import type { WriteOutcome } from '../serve/WriteOutcome.js';
 
 /** Options of {@link writeResponse} and of the `send*` writers. */

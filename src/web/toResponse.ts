@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import { SERVING_WIRES, type ChatWireFormat } from '../serve/SERVING_WIRES.js';
-import { createResponseWriter } from '../node/createResponseWriter.js';
-import type { ResponseSink } from '../node/ResponseSink.js';
+import { createResponseWriter } from '../serve/createResponseWriter.js';
+import type { ResponseSink } from '../serve/ResponseSink.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import type { ToResponseConfig } from './ToResponseConfig.js';
 

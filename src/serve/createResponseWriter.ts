@@ -4,7 +4,7 @@ import { ConfigError, ShutdownError } from '../core/errors.js';
 import { toErrorResponse } from '../core/toErrorResponse.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import type { ResponseSink } from './ResponseSink.js';
-import type { WriteOutcome } from '../serve/WriteOutcome.js';
+import type { WriteOutcome } from './WriteOutcome.js';
 
 /** Options of {@link createResponseWriter}: the platform-neutral part of `WriteResponseConfig` and `ToResponseConfig`. */
 export interface ResponseWriterConfig {
