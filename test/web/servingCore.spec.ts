@@ -9,7 +9,8 @@ import { createChatRoute, type ChatRoute } from '../../src/client/createChatRout
 import { createGracefulShutdown } from '../../src/node/createGracefulShutdown';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
-import { startServer, type TestServer } from '../helpers/startServer';
+import { startPoisonUpstream } from '../helpers/startPoisonUpstream';
+import type { TestServer } from '../helpers/startServer';
 import { expectErrorAfterCommit, expectErrorBeforeCommit } from '../helpers/wireAssertions';
 import { startHonoChat, type HonoChat } from './startHonoChat';
 
@@ -29,23 +30,8 @@ afterEach(async () => {
   upstreams.length = 0;
 });
 
-/** An upstream answering 500 to a body that holds "poison" (or to every body while `down`), else a short answer. */
 const poisonUpstream = async (state: { down: boolean }): Promise<TestServer> => {
-  const server = await startServer((req, res) => {
-    let body = '';
-    req.on('data', (piece: Buffer) => (body += piece.toString()));
-    req.on('end', () => {
-      if (state.down || body.includes('poison')) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: 'internal error', type: 'internal_error' } }));
-        return;
-      }
-      const chunk = (delta: object, finish: string | null): string =>
-        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(chunk({ role: 'assistant', content: 'ok' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
-    });
-  });
+  const server = await startPoisonUpstream(state);
   upstreams.push(server);
   return server;
 };
