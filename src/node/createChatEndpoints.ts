@@ -22,7 +22,7 @@ export interface ChatEndpointsConfig extends ServingCoreConfig<IncomingMessage> 
   clientKey?: (req: IncomingMessage) => string;
 }
 
-/** The serving core: see {@link createChatEndpoints}. */
+/** The chat endpoints over `node:http`: see {@link createChatEndpoints}. */
 export interface ChatEndpoints {
   /**
    * Serves `POST /chat/json`, `/chat/stream` or `/chat/sse`: key (401), media type (415), body (413, 400), schema

@@ -2,7 +2,7 @@ import type { ServingCoreConfig } from '../serve/ServingCoreConfig.js';
 
 /**
  * Options of `createChatHandlers`: those of the serving core (`createServingCore`; `chatRouter`'s and
- * `ChatfluxModule.forRoot`'s too), with `clientKey` reading a web `Request`; `log` receives the node core's entry (one per request of the
+ * `ChatfluxModule.forRoot`'s too), with `clientKey` reading a web `Request`; `log` receives the node endpoints' entry (one per request of the
  * three endpoints).
  */
 export interface WebChatHandlersConfig extends ServingCoreConfig<Request> {

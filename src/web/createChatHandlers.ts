@@ -24,10 +24,10 @@ import type { WebChatHandlersConfig } from './WebChatHandlersConfig.js';
  * 4. `sse` serves `GET ?q=` too, and `HEAD` of it with GET's checks, status and headers (the upstream not called) (key 401, `q` once 400, at most `queryLimit` characters 413, JSON 400, schema 400;
  *    without `q` the `demoRequest`). Its final frame tells the `EventSource` not to reconnect (`EVENT_SOURCE_WIRE`);
  *    a reconnect that does anyway (`Last-Event-ID` naming that frame) gets 204, which stops it.
- * 5. `token` serves `POST /chat/token` as the node core does: behind the key (401), `{ token, expiresAt }` with
+ * 5. `token` serves `POST /chat/token` as the node endpoints do: behind the key (401), `{ token, expiresAt }` with
  *    `Cache-Control: no-store`, a short-lived signed token (`tokenTtlMs`) that `sse`'s `GET ?token=…` takes in place
  *    of the `Authorization` header, counted as the same client; without `apiKeys`, 400 (do not route it then).
- * 6. `log` receives one entry per request of the three endpoints, the node core's entry (`toChatRequestLog`).
+ * 6. `log` receives one entry per request of the three endpoints, the same entry as the node endpoints (`toChatRequestLog`).
  * 7. A `shutdown` (`createGracefulShutdown`) works as for the node endpoints: while it drains, a new request gets 503
  *    `shutting_down` with `Connection: close`; each response is tracked until it ends; its signal ends them.
  *
