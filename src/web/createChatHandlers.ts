@@ -50,7 +50,9 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     method: request.method,
     url: request.url,
     header: (name) => request.headers.get(name) ?? undefined,
-    hasBody: request.body !== null,
+    get hasBody() {
+      return request.body !== null;
+    },
     readBody: (limit, timeoutMs) => readRequestJson(request, limit, timeoutMs),
     defaultClientKey: (byKey) => (byKey ? bearerClientKey(request.headers.get('authorization') ?? undefined) : undefined) ?? 'anonymous',
   });
