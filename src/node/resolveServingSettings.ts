@@ -6,31 +6,12 @@ import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { assertOneChoice } from './assertOneChoice.js';
-import type { ChatEndpointsConfig } from './createChatEndpoints.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { bearerClientKey } from './bearerClientKey.js';
 import { bearerKey } from './bearerKey.js';
 import { createSseTokens, type SseToken, type SseTokens } from './createSseTokens.js';
-
-/** What {@link resolveServingSettings} reads: the options the node serving core and the web handlers share. */
-export type ServingSettingsConfig = Pick<
-  ChatEndpointsConfig,
-  | 'apiKeys'
-  | 'bodyLimit'
-  | 'bodyTimeoutMs'
-  | 'heartbeatMs'
-  | 'queryLimit'
-  | 'writeStallTimeoutMs'
-  | 'maxLogFieldChars'
-  | 'secrets'
-  | 'tokenSecret'
-  | 'tokenTtlMs'
-  | 'requestLimits'
-  | 'requestPolicy'
-  | 'maxConcurrentPerClient'
-  | 'allowSeveralChoices'
->;
+import type { ServingSettingsConfig } from './ServingSettingsConfig.js';
 
 /** The serving options with their defaults applied, checked, and the per-endpoints state built from them. */
 export interface ServingSettings {
