@@ -3,6 +3,7 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { LAYERS, layerZones } from './scripts/layers.mjs';
+import { importCircles } from './scripts/importCircles.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'docs/**', 'coverage/**', 'node_modules/**', 'bench/.tmp/**', 'src/gateway/public/**', 'test/examples/.readme-snippets-*/**'] },
@@ -21,10 +22,11 @@ export default tseslint.config(
     },
   },
   // The layers of docs/ARCHITECTURE.md: each folder of src/ imports only the folders below it (scripts/layers.mjs),
-  // and no module imports itself through a circle.
+  // and no module imports itself through a circle, type-only imports included (import-x/no-cycle skips those;
+  // chatflux/no-type-import-cycle, scripts/importCircles.mjs, reports the circles a type-only import closes).
   {
     files: ['src/**/*.ts'],
-    plugins: { 'import-x': importX },
+    plugins: { 'import-x': importX, chatflux: importCircles },
     settings: {
       ...importX.flatConfigs.typescript.settings,
       'import-x/resolver': undefined,
@@ -33,6 +35,7 @@ export default tseslint.config(
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: layerZones(LAYERS) }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'chatflux/no-type-import-cycle': 'error',
     },
   },
 );

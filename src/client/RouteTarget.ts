@@ -1,6 +1,6 @@
 import type { RetryOnTransientConfig } from '../operators/retryOnTransient.js';
 import type { ChatClient } from './createChatClient.js';
-import type { ChatRouteTarget } from './createChatRoute.js';
+import type { ChatRouteTarget } from './ChatRouteTarget.js';
 import type { CircuitBreaker } from './createCircuitBreaker.js';
 import type { PrefillDialect } from './withPrefill.js';
 

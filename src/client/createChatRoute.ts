@@ -3,126 +3,33 @@ import { addUsage } from '../core/addUsage.js';
 import { ConfigError } from '../core/errors.js';
 import { durationMs } from '../core/durationMs.js';
 import { createCallGate } from './createCallGate.js';
-import type { ChatCompletionChunk, LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../core/schemas/index.js';
+import type { ChatCompletionChunk, LlmClientOutput, LlmClientOutputChunk } from '../core/schemas/index.js';
 import { serverSentEvent } from '../core/serverSentEvent.js';
 import { chunkTimeouts } from '../operators/chunkTimeouts.js';
 import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js';
 import { toOutput } from '../operators/toOutput.js';
 import { toOutputChunks } from '../operators/toOutputChunks.js';
-import type { ChatCallOptions, ChatClient, ChatClientConfig, ChatClientRequest } from './createChatClient.js';
-import type { CircuitBreakerConfig, CircuitState } from './createCircuitBreaker.js';
+import type { ChatRoute } from './ChatRoute.js';
+import type { ChatRouteConfig } from './ChatRouteConfig.js';
+import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
 import { createRouteBudget } from './createRouteBudget.js';
 import { newRouteCall } from './newRouteCall.js';
 import { DEFAULT_TIMEOUTS } from '../source/defaultTimeouts.js';
 import { resolveRouteTargets } from './resolveRouteTargets.js';
-import { routeAccounting } from './routeAccounting.js';
 import type { RouteCall } from './RouteCall.js';
 import type { RouteContext } from './RouteContext.js';
 import { restartChunk } from './restartChunk.js';
 import { restartRoute } from './restartRoute.js';
-import type { PrefillDialect } from './withPrefill.js';
+
+// The route's public types live in files of their own (what the route's parts import); this module, the route's
+// entry, offers them too.
+export type { ChatRoute } from './ChatRoute.js';
+export type { ChatRouteConfig } from './ChatRouteConfig.js';
+export type { ChatRouteAttemptEvent, ChatRouteBreakerEvent, ChatRouteEvent } from './ChatRouteEvent.js';
+export type { ChatRouteTarget } from './ChatRouteTarget.js';
 
 /** The most upstream requests of one call of a route by default (`ChatRouteConfig.maxAttempts`). */
 const DEFAULT_MAX_ATTEMPTS = 6;
-
-/** One target of a route: a client configuration (another key, model or provider) and what it can do. */
-export interface ChatRouteTarget extends ChatClientConfig {
-  /** The target's name in attempts, events and logs (default `provider:model`, numbered when two are alike). */
-  name?: string;
-  /**
-   * How this target continues a cut answer from its text so far: `deepseek` (an assistant message with
-   * `prefix: true`, sent to DeepSeek's beta base URL), `mistral` (`prefix: true` on its own base URL), `moonshot`
-   * (`partial: true`), `assistant` (a trailing assistant message, for servers that accept a prefill), or `false` (it
-   * cannot: never asked to continue; an answer it cut starts again instead, see `ChatCallOptions.acceptRestart`).
-   * Default: its preset's (`PROVIDERS[provider].prefill`): `deepseek`; `moonshot` for `moonshot`, `moonshot-cn`, `qwen`,
-   * `qwen-cn`; `mistral`; else `false`. A continuation is checked (`verifyContinuation`): a target that answers afresh
-   * is a failed continuation, never the text twice.
-   */
-  prefill?: PrefillDialect | false;
-  /** Where a `deepseek` prefill goes (default: the target's `baseUrl` + `/beta`, DeepSeek's `https://api.deepseek.com/beta`). */
-  prefillBaseUrl?: string;
-  /** The model's context window in tokens: a `context_length_exceeded` moves on to the next target declared larger. */
-  contextWindow?: number;
-  /** The target's deadlines (see `DEFAULT_TIMEOUTS`) but `json`, refused (a `ConfigError`): a route's `json()` is bounded by the route's `jsonTimeoutMs`. */
-  timeouts?: Omit<NonNullable<ChatClientConfig['timeouts']>, 'json'> & {
-    /** Refused: set the route's `jsonTimeoutMs`. */
-    json?: undefined;
-  };
-  /** Refused (a `ConfigError`): a route's `json()` is bounded by the route's `maxAnswerChars`, not a target's. */
-  maxAnswerChars?: undefined;
-}
-
-/** A route's report of one attempt (the fields of `RouteAttempt`). */
-export interface ChatRouteAttemptEvent extends RouteAttempt {
-  /** Always `'attempt'`. */
-  type: 'attempt';
-  /** The route's name. */
-  route: string;
-}
-
-/** A route's report of a circuit breaker's state change. */
-export interface ChatRouteBreakerEvent {
-  /** Always `'breaker'`. */
-  type: 'breaker';
-  /** The route's name. */
-  route: string;
-  /** The target whose breaker changed. */
-  target: string;
-  /** The state before. */
-  from: CircuitState;
-  /** The state now. */
-  to: CircuitState;
-}
-
-/** What a route reports: each attempt, and each circuit breaker's state change. */
-export type ChatRouteEvent = ChatRouteAttemptEvent | ChatRouteBreakerEvent;
-
-/** Options of {@link createChatRoute}. */
-export interface ChatRouteConfig {
-  /** The route's name: the model name its clients ask for (default: the first target's model). */
-  name?: string;
-  /** The primary, then the fallbacks, in order (at least one). */
-  targets: readonly ChatRouteTarget[];
-  /** Each target's circuit breaker (defaults: `DEFAULT_CIRCUIT_BREAKER`), or `false` for none. */
-  breaker?: CircuitBreakerConfig | false;
-  /** A target silent past its `headers` or `firstChunk` deadline hands over to the next (default `true`); `false`: the timeout surfaces. */
-  failoverOnSilence?: boolean;
-  /** A content-policy rejection moves on to the next target (default `false`: it is the request's fault; its reason reaches the caller). */
-  failoverOnContentPolicy?: boolean;
-  /**
-   * The first-token budget of every target but the last, in ms: its `timeouts.headers` and `timeouts.silence` when
-   * its config sets none (default 10 000; the last target keeps the client's defaults). A target that sends nothing
-   * — no headers, then no chunk nor keep-alive comment — costs one budget, then the next target answers; one that is
-   * queuing and says so with `: keep-alive` comments is waited for until its `firstChunk` deadline.
-   */
-  silenceMs?: number;
-  /** The most upstream requests of one call: retries, fail-overs and continuations together (default 6). */
-  maxAttempts?: number;
-  /**
-   * The time budget of one call, in ms, from its start and again from each cut: once spent no retry, fail-over or
-   * continuation starts, nor a wait for one (default `DEFAULT_TIMEOUTS.deadline`, 60 000; `0`: none). An attempt
-   * under way keeps its own deadlines.
-   */
-  deadlineMs?: number;
-  /** The most continuations of one cut answer (default 3; `0`: a cut surfaces as the error it is). */
-  maxContinuations?: number;
-  /** The deadline of a whole `json()` call, fail-overs and continuations included (default none). */
-  jsonTimeoutMs?: number;
-  /** The most a `json()` answer may hold (default `DEFAULT_MAX_ANSWER_CHARS`). */
-  maxAnswerChars?: number;
-  /** Told of every attempt and breaker transition (for metrics: count them by `outcome`, `to`). */
-  onEvent?: (event: ChatRouteEvent) => void;
-}
-
-/** A route: a {@link ChatClient} over ordered targets, with failover, circuit breakers and mid-stream continuation. */
-export interface ChatRoute extends ChatClient {
-  /** The route's name. */
-  readonly name: string;
-  /** The targets' names, in order. */
-  readonly targets: readonly string[];
-  /** Each target's breaker state now (`closed` for every target when breakers are off). */
-  breakerStates(): Record<string, CircuitState>;
-}
 
 /**
  * Creates a route: one {@link ChatClient} in front of a primary target and its ordered fallbacks, that never hands a
@@ -200,14 +107,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (config.targets.some((t) => t.contextWindow !== undefined && !(Number.isInteger(t.contextWindow) && t.contextWindow > 0))) {
     throw new ConfigError('createChatRoute: a target\'s `contextWindow` must be a positive integer (tokens), e.g. 131072.');
   }
-  const context: RouteContext = {
-    name: routeName,
-    targets,
-    record: (call, attempt) => {
-      call.attempts.push(attempt);
-      emit({ type: 'attempt', route: routeName, ...attempt });
-    },
-  };
+  const context: RouteContext = { name: routeName, targets };
   const calls = createCallGate('this chat route was closed; create a new one with createChatRoute().');
   // Each subscription is one call: its bookkeeping, and the upstream chunks spliced over the targets (an answer that
   // cannot be continued started again when `restart`, announced by `announce`).
@@ -219,7 +119,9 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     announce?: (error: unknown) => T,
   ): Observable<T> =>
     calls.track(() => {
-      const state = newRouteCall(createRouteBudget(maxAttempts, deadlineMs), options.caller);
+      const state = newRouteCall(createRouteBudget(maxAttempts, deadlineMs), options.caller, (attempt) =>
+        emit({ type: 'attempt', route: routeName, ...attempt }),
+      );
       return restartRoute(context, config, request, options, state, (chunks) => finish(chunks, state), restart, announce);
     });
 
@@ -244,7 +146,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
         (chunks, state) =>
           chunks.pipe(
             toOutputChunks(),
-            map((chunk): LlmClientOutputChunk => (chunk.done ? { ...chunk, ...routeAccounting(state) } : chunk)),
+            map((chunk): LlmClientOutputChunk => (chunk.done ? { ...chunk, ...state.accounting() } : chunk)),
           ),
         restart,
         restartChunk,
@@ -260,7 +162,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
           chunks.pipe(
             answer,
             map((output): LlmClientOutput => {
-              const { usage, ...rest } = routeAccounting(state);
+              const { usage, ...rest } = state.accounting();
               const { usage: _own, ...withoutUsage } = output;
               return { ...withoutUsage, ...rest, ...(usage === undefined ? {} : { usage }) };
             }),

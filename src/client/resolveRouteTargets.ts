@@ -1,6 +1,7 @@
 import { retryOnTransient, type RetryOnTransientConfig } from '../operators/retryOnTransient.js';
 import { createChatClient } from './createChatClient.js';
-import type { ChatRouteConfig, ChatRouteEvent } from './createChatRoute.js';
+import type { ChatRouteConfig } from './ChatRouteConfig.js';
+import type { ChatRouteEvent } from './ChatRouteEvent.js';
 import { createCircuitBreaker } from './createCircuitBreaker.js';
 import { PROVIDERS } from './providers.js';
 import type { RouteTarget } from './RouteTarget.js';

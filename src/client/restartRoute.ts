@@ -2,7 +2,7 @@ import { catchError, defer, Observable, tap, throwError } from 'rxjs';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import { isCutError } from '../operators/isCutError.js';
 import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
-import type { ChatRouteConfig } from './createChatRoute.js';
+import type { ChatRouteConfig } from './ChatRouteConfig.js';
 import type { RouteCall } from './RouteCall.js';
 import type { RouteContext } from './RouteContext.js';
 import { spliceRoute, type RouteRestart } from './spliceRoute.js';
@@ -57,7 +57,7 @@ export function restartRoute<T>(
           if (!delivered || !isCutError(error) || cuts > max) return throwError(() => error);
           const at = call.cut === undefined ? 0 : targets.indexOf(call.cut);
           const all = targets.map((_, i) => i);
-          call.answerTokens = 0; // the answer starts again: its token limits too
+          call.restartAnswer(); // the answer starts again: its token limits too
           const again = attempt({ order: [...all.slice(at + 1), at, ...all.slice(0, at)], maxContinuations: max - cuts });
           return firstValue(again, announce?.(error), error);
         }),

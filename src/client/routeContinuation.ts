@@ -52,7 +52,7 @@ export function routeContinuation(
     // A continuation asks for what the request's token limits still allow; with none left, the answer is complete.
     const { left, limits } = tokensLeft(plain(targets[cut]!), call.answerTokens);
     if (!fresh && left <= 0) {
-      call.finisher = { target: targets[cut]!, model: undefined };
+      call.endAtLimit(targets[cut]!);
       return of(LENGTH_FINISH);
     }
     // The next targets first (the one that cut is suspect), then the same one, then the earlier ones.

@@ -9,7 +9,6 @@ import type { RouteCall } from './RouteCall.js';
 import { routeClientOf } from './routeClientOf.js';
 import type { RouteContext } from './RouteContext.js';
 import type { RouteTarget } from './RouteTarget.js';
-import { settleRouteTarget } from './settleRouteTarget.js';
 import type { PrefillDialect } from './withPrefill.js';
 
 /**
@@ -20,7 +19,7 @@ import type { PrefillDialect } from './withPrefill.js';
  * retry (one that would leave no attempt for a target not tried yet either) nor next target: the failure surfaces.
  *
  * @param route - The route.
- * @param call - The call's bookkeeping (`active` is the target delivering).
+ * @param call - The call's bookkeeping (told which target delivers).
  * @param order - The targets to try, in order.
  * @param bodyFor - The body a target is sent, its prefill dialect, and a check of its chunks (a continuation's).
  * @param next - Where to go after a failure (`failover`'s `next`).
@@ -49,7 +48,7 @@ export function routeFailover(
       shouldRetry: (event) => call.budget.allows(event.delayMs, order.length - position - 1) && (target.retry.shouldRetry?.(event) ?? true),
       onRetry: (event) => {
         target.retry.onRetry?.(event);
-        route.record(call, routeAttemptOf(target, 'retried', event.error));
+        call.record(routeAttemptOf(target, 'retried', event.error));
       },
     });
     return {
@@ -57,8 +56,7 @@ export function routeFailover(
       source: () => {
         const { body, dialect, check } = bodyFor(target);
         const attempt = defer(() => {
-          call.budget.spend();
-          call.sent = body;
+          call.send(body);
           const chunks = routeClientOf(target, dialect).chunks(body, options);
           // Inside the target's source: a check's error comes before its first chunk, so the failover moves on.
           return check === undefined ? chunks : chunks.pipe(check);
@@ -75,17 +73,17 @@ export function routeFailover(
       const target = targets[order[position]!]!;
       const probe = target.breaker?.state === 'half_open'; // let through now, it is the probe
       if (target.breaker?.tryAcquire() === false) return true;
-      call.pending.set(target, probe);
+      call.letThrough(target, probe);
       return false;
     },
     noTarget: () => allTargetsOpen(route),
     onAttempt: (attempt: FailoverAttempt) => {
       const target = targets[order[attempt.index]!]!;
-      if (attempt.outcome === 'ok') call.active = target;
-      else if (attempt.outcome === 'skipped') route.record(call, routeAttemptOf(target, 'skipped'));
+      if (attempt.outcome === 'ok') call.deliver(target);
+      else if (attempt.outcome === 'skipped') call.record(routeAttemptOf(target, 'skipped'));
       else {
-        settleRouteTarget(call, target, attempt.error);
-        route.record(call, routeAttemptOf(target, 'failed', attempt.error));
+        call.settle(target, attempt.error);
+        call.record(routeAttemptOf(target, 'failed', attempt.error));
       }
     },
   });

@@ -4,9 +4,8 @@ import { DEFAULT_RETRY_POLICY } from '../core/retryPolicy.js';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import { continueAfterCut } from '../operators/continueAfterCut.js';
 import type { ChatCallOptions, ChatClientRequest } from './createChatClient.js';
-import type { ChatRouteConfig } from './createChatRoute.js';
+import type { ChatRouteConfig } from './ChatRouteConfig.js';
 import { nextRouteTarget } from './nextRouteTarget.js';
-import { recordRouteSegment } from './recordRouteSegment.js';
 import type { RouteCall } from './RouteCall.js';
 import type { RouteContext } from './RouteContext.js';
 import { routeContinuation } from './routeContinuation.js';
@@ -24,7 +23,7 @@ export interface RouteRestart {
 /**
  * One call of a route as upstream chunks: a failover over every target (`nextRouteTarget` picks where a failure goes),
  * its cuts continued (`routeContinuation`, at most `maxContinuations`), each segment accounted on `call`
- * (`recordRouteSegment`); when the answer ends or the caller leaves, the half-open probes whose outcome is not in are
+ * (`RouteCall.endSegment`); when the answer ends or the caller leaves, the half-open probes whose outcome is not in are
  * released. A restart (`restartRoute`) runs the same over `restart.order`, each failure moving on to the next.
  *
  * @param route - The route.
@@ -66,14 +65,10 @@ export function spliceRoute(
         continueWith: routeContinuation(route, call, plain, options),
         maxContinuations: restart?.maxContinuations ?? config.maxContinuations ?? 3,
         failedFinishReasons: DEFAULT_RETRY_POLICY.finishReasons,
-        onSegment: (segment) => recordRouteSegment(route, call, segment),
+        onSegment: (segment) => call.endSegment(segment),
       }),
-      finalize(() => {
-        // The caller left (or the answer ended) with outcomes not in: neither a success nor a failure.
-        for (const [target, probe] of call.pending) if (probe) target.breaker?.release();
-        call.pending.clear();
-        call.active = undefined;
-      }),
+      // The caller left (or the answer ended) with outcomes not in: neither a success nor a failure.
+      finalize(() => call.end()),
     );
   });
 }

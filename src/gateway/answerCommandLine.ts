@@ -1,23 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { ConfigError, isConfigError } from '../core/errors.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
+import { packageVersion } from './packageVersion.js';
 
 /** The options the program knows. */
 const OPTIONS: readonly string[] = ['--help', '-h', '--version', '-v'];
-
-/** The package's version: its package.json, found above this file (`src/gateway/` in a clone, `dist/cjs/gateway/` installed). */
-function packageVersion(): string {
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (manifest.name === 'chatflux' && typeof manifest.version === 'string') return manifest.version;
-    }
-    if (dirname(dir) === dir) return 'unknown';
-  }
-}
 
 /** The help: what the program does, its options, and the settings it would start with, as its banner prints them. */
 function help(env: Record<string, string | undefined>): string {

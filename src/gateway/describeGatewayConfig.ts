@@ -5,12 +5,13 @@ import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js'
 import { DEFAULT_TIMEOUTS } from '../source/defaultTimeouts.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import type { GatewayConfig } from './loadGatewayConfig.js';
+import { packageVersion } from './packageVersion.js';
 
 /** A setting's value, or its default marked as such (`600000 ms (default)`). */
 const orDefault = (value: number | undefined, fallback: number, unit = ''): string => (value === undefined ? `${fallback}${unit} (default)` : `${value}${unit}`);
 
 /**
- * The gateway's configuration as printable lines, without secrets: the API key and the gateway keys appear only as
+ * The gateway's configuration as printable lines (after the package's version), without secrets: the API key and the gateway keys appear only as
  * "set" / a count, the token secret as "set" / "random per process".
  *
  * @param config - The configuration.
@@ -19,6 +20,7 @@ const orDefault = (value: number | undefined, fallback: number, unit = ''): stri
 export function describeGatewayConfig(config: GatewayConfig): string[] {
   const emulator = config.provider === 'emulator';
   const lines = [
+    `version:      chatflux ${packageVersion()}`,
     `provider:     ${config.provider}${emulator ? ' (built-in, in-process; set CHATFLUX_PROVIDER for a real one)' : ''}`,
     `base URL:     ${emulator ? '(the emulator)' : (config.baseUrl ?? '(preset)')}`,
     `API key:      ${config.apiKey === undefined ? 'not set' : 'set'}`,

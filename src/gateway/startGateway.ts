@@ -16,6 +16,7 @@ import type { ErrorBody } from '../core/schemas/index.js';
 import { startEmulator } from '../testing/startEmulator.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { listen } from './listen.js';
+import { packageVersion } from './packageVersion.js';
 import type { GatewayConfig, GatewayProvider } from './loadGatewayConfig.js';
 import { crossOriginPolicy } from './crossOriginPolicy.js';
 import { pageSecurityHeaders } from './pageSecurityHeaders.js';
@@ -152,7 +153,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     }
     telemetry.serveMetrics(req, res);
   });
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok', provider: config.provider }));
+  const health = { status: 'ok', provider: config.provider, version: packageVersion() };
+  app.get('/healthz', (_req, res) => void res.json(health));
   const pageHeaders = pageSecurityHeaders(page);
   app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').set(pageHeaders).send(page));
   app.use(

@@ -6,31 +6,12 @@ import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { assertOneChoice } from './assertOneChoice.js';
-import type { ServingCoreConfig } from './ServingCoreConfig.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { bearerClientKey } from './bearerClientKey.js';
 import { bearerKey } from './bearerKey.js';
 import { createSseTokens, type SseToken, type SseTokens } from './createSseTokens.js';
-
-/** What {@link resolveServingSettings} reads: the options of the serving core (`createServingCore`), for every transport. */
-export type ServingSettingsConfig = Pick<
-  ServingCoreConfig,
-  | 'apiKeys'
-  | 'bodyLimit'
-  | 'bodyTimeoutMs'
-  | 'heartbeatMs'
-  | 'queryLimit'
-  | 'writeStallTimeoutMs'
-  | 'maxLogFieldChars'
-  | 'secrets'
-  | 'tokenSecret'
-  | 'tokenTtlMs'
-  | 'requestLimits'
-  | 'requestPolicy'
-  | 'maxConcurrentPerClient'
-  | 'allowSeveralChoices'
->;
+import type { ServingSettingsConfig } from './ServingSettingsConfig.js';
 
 /** The serving options with their defaults applied, checked, and the per-endpoints state built from them. */
 export interface ServingSettings {

@@ -91,6 +91,12 @@ const WORDS = [
   '！',
   '🌏',
 ];
+/** The words that can stand just before a complete answer's last piece (not punctuation: no `，。`). */
+const WORDS_BEFORE_END = WORDS.filter((word) => !['，', '。', '！', '——'].includes(word));
+/** What a complete answer's last piece is: the end of a sentence. */
+const SENTENCE_ENDS = ['。', '！'];
+/** How many code points of the prompt the answer quotes; a longer prompt is quoted up to there, then `…`. */
+const QUOTED = 24;
 const THOUGHTS = ['嗯', '，', '让我想想', '。', ' First', ' check', ' the', ' question', '🤔', '……', ' then', '回答'];
 
 /** Cuts a string into pieces of 1..max code points (never inside a surrogate pair). */
@@ -159,7 +165,10 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
   const last = request.messages[request.messages.length - 1];
   const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
   const source = last?.role === 'tool' ? last : lastUser;
-  const topic = Array.from(messageText(source?.content).replace(/\s+/g, ' ').trim()).slice(0, 24).join('') || '…';
+  const said = Array.from(messageText(source?.content).replace(/\s+/g, ' ').trim());
+  const topic = said.slice(0, QUOTED).join('') || '…';
+  // What the text quotes: the prompt, or its first QUOTED code points and `…` (a cut is shown, not left mid-word).
+  const quote = said.length > QUOTED ? `${topic.trimEnd()}…` : topic;
   const promptChars = request.messages.reduce((sum, m) => sum + messageText(m.content).length, 0);
 
   const id =
@@ -202,7 +211,10 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
   const choices: PlannedChoice[] = [];
   for (let index = 0; index < n; index++) {
     const choiceSeed = hashString(`choice:${index}`, hash);
-    const length = config.tokens ?? 16 + createSeededRandom(choiceSeed).int(16);
+    const contentSeed = choiceSeed ^ 0xc2b2ae35;
+    const opening = ['关于「', ...cut(quote, createSeededRandom(contentSeed), 3), '」', '，'];
+    // A complete answer holds its whole opening, a word and the sentence end; `tokens` (a scenario's) is taken as is.
+    const length = config.tokens ?? Math.max(16 + createSeededRandom(choiceSeed).int(16), opening.length + 2);
     const capped = limit !== undefined && limit < length;
     const total = capped ? limit : length;
     const toolCalls = called.map((f, k): PlannedToolCall => {
@@ -241,19 +253,22 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
       reasoning: function* () {
         if (!reasoner) return;
         const r = createSeededRandom(choiceSeed ^ 0x85ebca6b);
-        yield* ['嗯，用户问的是「', ...cut(topic, r, 3), '」。'];
+        yield* ['嗯，用户问的是「', ...cut(quote, r, 3), '」。'];
         for (let i = 0; i < thoughts; i++) yield r.pick(THOUGHTS);
       },
       content: function* () {
         if (toolCalls.length > 0) return;
-        const r = createSeededRandom(choiceSeed ^ 0xc2b2ae35);
-        const opening = ['关于「', ...cut(topic, r, 3), '」', '，'];
-        let emitted = 0;
-        for (const piece of opening) {
-          if (emitted++ >= total) return;
-          yield piece;
+        // The answer without a limit is `length` pieces: the opening, words, and a sentence's end as the last one
+        // (after a word, not after punctuation). A limit shows its first `total` pieces, so it may stop anywhere.
+        const r = createSeededRandom(contentSeed);
+        cut(quote, r, 3); // the opening's pieces, drawn again: the words go on from the same state
+        for (let at = 0; at < total; at++) {
+          yield at === length - 1
+            ? r.pick(SENTENCE_ENDS)
+            : at < opening.length
+              ? opening[at]!
+              : r.pick(at === length - 2 ? WORDS_BEFORE_END : WORDS);
         }
-        while (emitted++ < total) yield r.pick(WORDS);
       },
     });
   }

@@ -2,9 +2,11 @@
  * The layer rules of docs/ARCHITECTURE.md are real: the project's own ESLint config (what `npm run lint` runs) refuses
  * an import against the direction of scripts/layers.mjs, and a circle of imports.
  *
- * The texts are linted through the ESLint Node API in a child process (lintTexts.mjs). The circle needs files on
- * disk (import-x/no-cycle follows the imports): two are planted in a temporary folder under src/gateway/ — a folder
- * the build leaves out, so a build running in parallel never compiles them — and removed at the end.
+ * The texts are linted through the ESLint Node API in a child process (lintTexts.mjs). The circles need files on
+ * disk (import-x/no-cycle and chatflux/no-type-import-cycle follow the imports): they are planted in a temporary folder
+ * under src/gateway/ — a folder the build leaves out, so a build running in parallel never compiles them — and removed
+ * at the end. import-x/no-cycle skips type-only imports; the circles they close are chatflux/no-type-import-cycle's
+ * (scripts/importCircles.mjs), and the layer zones count them as any import.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,6 +50,23 @@ describe('the layer rules (scripts/layers.mjs through eslint.config.mjs)', () =>
       const aCode = "import { b } from './b.js';\n\nexport const a = (): number => b() + 1;\n";
       writeFileSync(a, aCode);
       writeFileSync(join(dir, 'b.ts'), "import { a } from './a.js';\n\nexport const b = (): number => a() - 1;\n");
+      // c.ts ⇄ d.ts, type-only both ways (`import type`).
+      const c = join(dir, 'c.ts');
+      const cCode = "import type { D } from './d.js';\n\nexport interface C {\n  d?: D;\n}\n";
+      writeFileSync(c, cCode);
+      writeFileSync(join(dir, 'd.ts'), "import type { C } from './c.js';\n\nexport interface D {\n  c?: C;\n}\n");
+      // e.ts → f.ts by value, f.ts → e.ts by an inline type specifier (`import { type E }`).
+      const e = join(dir, 'e.ts');
+      const eCode = "import { f } from './f.js';\n\nexport interface E {\n  n: number;\n}\n\nexport const e = (): E => ({ n: f() });\n";
+      const f = join(dir, 'f.ts');
+      const fCode = "import { type E } from './e.js';\n\nexport const f = (): number => 1;\n\nexport const isE = (value: E): boolean => value.n > 0;\n";
+      writeFileSync(e, eCode);
+      writeFileSync(f, fCode);
+      // g.ts → h.ts, type-only, no way back (the control).
+      const g = join(dir, 'g.ts');
+      const gCode = "import type { H } from './h.js';\n\nexport const g = (value: H): number => value.n;\n";
+      writeFileSync(g, gCode);
+      writeFileSync(join(dir, 'h.ts'), 'export interface H {\n  n: number;\n}\n');
       results = await lintTexts([
         // operators/ → source/: siblings, both above core/ only.
         { code: "import { fromBody } from '../source/fromBody.js';\n\nexport const planted = fromBody;\n", filePath: join(ROOT, 'src/operators/planted.ts') },
@@ -57,6 +76,16 @@ describe('the layer rules (scripts/layers.mjs through eslint.config.mjs)', () =>
         { code: "import { RequestError } from '../core/errors.js';\n\nexport const planted = RequestError;\n", filePath: join(ROOT, 'src/operators/planted.ts') },
         // a.ts ⇄ b.ts.
         { code: aCode, filePath: a },
+        // core/ → operators/ by a type-only import: upwards all the same.
+        {
+          code: "import type { ContinuationSegment } from '../operators/continueAfterCut.js';\n\nexport type Planted = ContinuationSegment;\n",
+          filePath: join(ROOT, 'src/core/planted.ts'),
+        },
+        // c.ts ⇄ d.ts (type-only), e.ts ⇄ f.ts (closed by a type-only import, seen from each side), g.ts → h.ts.
+        { code: cCode, filePath: c },
+        { code: eCode, filePath: e },
+        { code: fCode, filePath: f },
+        { code: gCode, filePath: g },
         // serve/ → node/: the serving core sees no transport.
         { code: "import { writeResponse } from '../node/writeResponse.js';\n\nexport const planted = writeResponse;\n", filePath: join(ROOT, 'src/serve/planted.ts') },
         // web/ → node/: the web handlers stand on the core, not on node's adapter.
@@ -84,13 +113,32 @@ describe('the layer rules (scripts/layers.mjs through eslint.config.mjs)', () =>
   });
 
   it('the serving core (src/serve/) may not import a transport (src/node/), nor src/web/ the node adapter', () => {
-    expect(results[4]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/serve\/ may not import node\//);
-    expect(results[5]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/web\/ may not import node\//);
-    expect(results[6]).toEqual([]);
+    expect(results[9]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/serve\/ may not import node\//);
+    expect(results[10]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/web\/ may not import node\//);
+    expect(results[11]).toEqual([]);
   });
 
   it('a two-file circle is reported by import-x/no-cycle', () => {
     expect(rules(results[3])).toEqual(['import-x/no-cycle']);
+  });
+
+  it('a type-only import against the layers fails import-x/no-restricted-paths', () => {
+    expect(rules(results[4])).toEqual(['import-x/no-restricted-paths']);
+    expect(results[4]?.[0]?.message).toMatch(/core\/ may not import operators\//);
+  });
+
+  it('a two-file circle of type-only imports is reported by chatflux/no-type-import-cycle', () => {
+    expect(rules(results[5])).toEqual(['chatflux/no-type-import-cycle']);
+    expect(results[5]?.[0]?.message).toMatch(/c\.ts → .*d\.ts → .*c\.ts/);
+  });
+
+  it('a circle closed by a type-only import is reported on both sides', () => {
+    expect(rules(results[6])).toEqual(['chatflux/no-type-import-cycle']);
+    expect(rules(results[7])).toEqual(['chatflux/no-type-import-cycle']);
+  });
+
+  it('a type-only import that closes no circle passes', () => {
+    expect(results[8]).toEqual([]);
   });
 
   it('leaves nothing planted under src/', () => {

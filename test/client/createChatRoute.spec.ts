@@ -255,7 +255,8 @@ describe('createChatRoute: Failover II (probes, first-token budget, budget of at
     const healthy = await emulator({ dialect: 'deepseek', scenario: 'tokens=5' });
     const events: ChatRouteEvent[] = [];
     const r = route({
-      breaker: { consecutiveFailures: 1, coolDownMs: 50 },
+      // A cool-down that outlasts the first call on a busy machine (the breaker must still be open right after it).
+      breaker: { consecutiveFailures: 1, coolDownMs: 1_000 },
       targets: [
         { baseUrl: down.url, model: 'deepseek-chat', name: 'p', retry: { count: 2, baseDelayMs: 1, minDelayMs: 0 } },
         { baseUrl: healthy.url, model: 'deepseek-chat', name: 'b' },
@@ -264,7 +265,7 @@ describe('createChatRoute: Failover II (probes, first-token budget, budget of at
     });
     expect(outcomes(await firstValueFrom(r.json(REQUEST)))).toEqual(['p:retried', 'p:retried', 'p:failed', 'b:completed']);
     expect(r.breakerStates()).toMatchObject({ p: 'open' });
-    await sleep(80);
+    await sleep(1_100);
     const before = down.requests.length;
     expect(outcomes(await firstValueFrom(r.json(REQUEST)))).toEqual(['p:failed', 'b:completed']);
     expect(down.requests.length - before).toBe(1);

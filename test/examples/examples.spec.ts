@@ -180,6 +180,20 @@ describe('examples/', () => {
     expect(stderr).not.toContain('sk-wrong');
   });
 
+  it('nestjs/withEmulator.ts (npm run example:nestjs) runs main.ts, the README\'s, and serves the module\'s routes and its own', async () => {
+    const port = await freePort();
+    await serve('nestjs/withEmulator.ts', { ...env, PORT: String(port) }, /listening on http:\/\/127\.0\.0\.1:\d+/);
+    const base = `http://127.0.0.1:${port}`;
+    const body = JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }] });
+    const headers = { 'content-type': 'application/json' };
+    const json = await fetch(`${base}/v1/chat/json`, { method: 'POST', headers, body });
+    expect(json.status).toBe(200);
+    expect(await json.json()).toMatchObject({ done: true, message: { role: 'assistant', content: expect.stringMatching(/^关于「Hi」，.*[。！]$/) } });
+    const sse = await fetch(`${base}/assistant/ask`, { method: 'POST', headers, body });
+    expect(sse.status).toBe(200);
+    expect(expectContractChunks(dataOf(await sse.text()))).toMatch(/^关于「Hi」，/);
+  });
+
   it('express-app.ts serves its own routes and the mounted chat endpoints, streams uncompressed', async () => {
     const port = await freePort();
     const { child, output } = await serve('express-app.ts', { ...env, PORT: String(port) }, /listening on http:\/\/127\.0\.0\.1:\d+/);

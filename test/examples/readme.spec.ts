@@ -2,13 +2,17 @@
  * Keeps the README honest:
  * - every ```ts block type-checks against the real API (with `chatflux` resolved through tsconfig `paths`);
  * - every ```ts block with an `// output:` comment runs (`tsx`) and prints exactly that;
- * - the quick start is examples/quickstart.ts, verbatim (which examples.spec.ts runs against the emulator).
+ * - the quick start is examples/quickstart.ts, verbatim (which examples.spec.ts runs against the emulator);
+ * - its test line names every system package the test setup may install, and every command that sends the emulator a
+ *   fault scenario says the setting it needs (`CHATFLUX_EMULATOR_SCENARIOS=true`: without it the answer is normal), and
+ *   every `npx tsx` says to install tsx first (a new project has none: npx would stop to ask) or is `npx --yes tsx`.
  * Excerpts that are not whole programs are fenced as ```typescript and only read by people.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { TOOLS } from '../setup/TOOLS';
 
 const root = join(__dirname, '..', '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -54,6 +58,35 @@ describe('README.md', () => {
       expect.stringMatching(/^npm ci && npm start {3}# /),
       expect.stringMatching(/^npm ci && npm test {4}# /),
     ]);
+  });
+
+  it('names on its test line every system package the test setup may install (test/setup/TOOLS.ts)', () => {
+    const testLine = (readme.split('\n')[4] ?? '').toLowerCase();
+    expect(TOOLS.length).toBeGreaterThan(0);
+    for (const tool of TOOLS) expect(testLine).toContain(tool.debianPackage);
+  });
+
+  it('says, in each command that sends the emulator a fault scenario, the setting the gateway needs for it', () => {
+    const docs = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))];
+    const faulty = docs.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```$/gm)]
+        .map((match) => match[1] ?? '')
+        .filter((block) => /"model":\s*"[^"#]*#[^"]+"|x-emulator-scenario/i.test(block))
+        .map((block) => ({ file: relative(root, file), block })),
+    );
+    expect(faulty.length).toBeGreaterThanOrEqual(2); // the README's rate limit and cut stream
+    for (const { file, block } of faulty) expect({ file, block, says: block.includes('CHATFLUX_EMULATOR_SCENARIOS=true') }).toMatchObject({ says: true });
+  });
+
+  it('says to install tsx wherever it runs a file with `npx tsx` (or runs it with `npx --yes tsx`)', () => {
+    const docs = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))];
+    const bare = docs.flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      return [...text.matchAll(/npx tsx /g)]
+        .filter((match) => !text.slice(Math.max(0, match.index - 400), match.index).includes('npm install --save-dev tsx'))
+        .map((match) => `${relative(root, file)}: ${text.slice(match.index, text.indexOf('\n', match.index))}`);
+    });
+    expect(bare).toEqual([]);
   });
 
   it('shows examples/quickstart.ts verbatim as the quick start', () => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { ConfigError } from '../../src/core/errors';
 import { join } from 'node:path';
@@ -51,7 +52,8 @@ describe('startGateway with the built-in emulator (the npm start default)', () =
 
   it('serves /healthz, the page, a JSON 404, and the three endpoints with no key', async () => {
     const health = await rawRequest(`${gateway.url}/healthz`);
-    expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: 'ok', provider: 'emulator' }]);
+    const { version } = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string };
+    expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: 'ok', provider: 'emulator', version }]);
     const page = await rawRequest(`${gateway.url}/`);
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -242,6 +244,7 @@ describe('npm start (src/gateway/main.ts as a process)', () => {
       env: { ...process.env, PORT: '0', CHATFLUX_PROVIDER: '', CHATFLUX_GATEWAY_KEYS: 'gk-do-not-print-me' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const { version } = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string };
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     child.stdout.resume();
@@ -252,12 +255,14 @@ describe('npm start (src/gateway/main.ts as a process)', () => {
         throw new Error(`npm start did not print "listening on" within 60 s; its stderr:\n${stderr}`, { cause: error });
       });
       const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1] ?? '';
-      expect((await rawRequest(`${url}/healthz`)).status).toBe(200);
+      const health = await rawRequest(`${url}/healthz`);
+      expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: 'ok', provider: 'emulator', version }]);
       const denied = await rawRequest(`${url}/chat/json`, { body: HELLO });
       expect(denied.status).toBe(401);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       expect(stderr).toContain('provider:     emulator');
+      expect(stderr).toContain(`version:      chatflux ${version}\n`); // the banner's first line
       expect(stderr).toContain('gateway keys: 1 configured');
       expect(stderr).not.toContain('gk-do-not-print-me');
     } finally {

@@ -133,7 +133,10 @@ describe('@ChatJson(), @ChatNdjson(), @ChatSse() on a user controller', () => {
     else expectSseAnswer(mine);
     const { date: _a, ...mineHeaders } = mine.headers;
     const { date: _b, ...moduleHeaders } = module.headers;
-    expect({ status: mine.status, headers: mineHeaders, body: mine.body }).toEqual({ status: module.status, headers: moduleHeaders, body: module.body });
+    // Heartbeat comments depend on timing (this route's heartbeat is 50 ms: a busy machine gets one in before the first
+    // chunk); every other byte must be the module route's.
+    const bytes = (body: string): string => body.replace(/^: ping\n\n/gm, '');
+    expect({ status: mine.status, headers: mineHeaders, body: bytes(mine.body) }).toEqual({ status: module.status, headers: moduleHeaders, body: bytes(module.body) });
   });
 
   it.each(Object.entries(FORMAT))('%s: a zod validation error is a 400 in the %s format', async (path, endpoint) => {

@@ -1,0 +1,40 @@
+import type { ChatRouteEvent } from './ChatRouteEvent.js';
+import type { ChatRouteTarget } from './ChatRouteTarget.js';
+import type { CircuitBreakerConfig } from './createCircuitBreaker.js';
+
+/** Options of `createChatRoute`. */
+export interface ChatRouteConfig {
+  /** The route's name: the model name its clients ask for (default: the first target's model). */
+  name?: string;
+  /** The primary, then the fallbacks, in order (at least one). */
+  targets: readonly ChatRouteTarget[];
+  /** Each target's circuit breaker (defaults: `DEFAULT_CIRCUIT_BREAKER`), or `false` for none. */
+  breaker?: CircuitBreakerConfig | false;
+  /** A target silent past its `headers` or `firstChunk` deadline hands over to the next (default `true`); `false`: the timeout surfaces. */
+  failoverOnSilence?: boolean;
+  /** A content-policy rejection moves on to the next target (default `false`: it is the request's fault; its reason reaches the caller). */
+  failoverOnContentPolicy?: boolean;
+  /**
+   * The first-token budget of every target but the last, in ms: its `timeouts.headers` and `timeouts.silence` when
+   * its config sets none (default 10 000; the last target keeps the client's defaults). A target that sends nothing
+   * — no headers, then no chunk nor keep-alive comment — costs one budget, then the next target answers; one that is
+   * queuing and says so with `: keep-alive` comments is waited for until its `firstChunk` deadline.
+   */
+  silenceMs?: number;
+  /** The most upstream requests of one call: retries, fail-overs and continuations together (default 6). */
+  maxAttempts?: number;
+  /**
+   * The time budget of one call, in ms, from its start and again from each cut: once spent no retry, fail-over or
+   * continuation starts, nor a wait for one (default `DEFAULT_TIMEOUTS.deadline`, 60 000; `0`: none). An attempt
+   * under way keeps its own deadlines.
+   */
+  deadlineMs?: number;
+  /** The most continuations of one cut answer (default 3; `0`: a cut surfaces as the error it is). */
+  maxContinuations?: number;
+  /** The deadline of a whole `json()` call, fail-overs and continuations included (default none). */
+  jsonTimeoutMs?: number;
+  /** The most a `json()` answer may hold (default `DEFAULT_MAX_ANSWER_CHARS`). */
+  maxAnswerChars?: number;
+  /** Told of every attempt and breaker transition (for metrics: count them by `outcome`, `to`). */
+  onEvent?: (event: ChatRouteEvent) => void;
+}
