@@ -44,8 +44,8 @@ export interface RouteCall {
    * The accounting of one segment of a spliced answer (`continueAfterCut`'s `onSegment`), for the target delivering
    * it: its usage counts when its text was delivered (a cut one's estimated when its provider never reported it, see
    * `estimateUsage`), and its completion tokens are the answer's so far; a complete segment is the target's success
-   * (its breaker closes, it is the finisher, `completed`), a cut one settles its breaker and is where the continuation
-   * looks past (`cut`). A failed segment (no target delivered) was recorded by the failover already.
+   * (its breaker closes, it is the finisher, `completed`), a cut one settles its breaker, starts the budget's cut
+   * deadline again (`RouteBudget.cut`) and is where the continuation looks past (`cut`). A failed segment (no target delivered) was recorded by the failover already.
    */
   endSegment(segment: ContinuationSegment): void;
   /** The answer used up its token limits across its segments: `target` (the one that cut) finished it. */

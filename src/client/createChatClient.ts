@@ -5,6 +5,7 @@ import { ConfigError } from '../core/errors.js';
 import { durationMs } from '../core/durationMs.js';
 import { createCallGate } from './createCallGate.js';
 import { createConnectionSlots } from './createConnectionSlots.js';
+import { createRouteBudget } from './createRouteBudget.js';
 import { withConnectionSlot } from './withConnectionSlot.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
@@ -283,9 +284,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort); no retry starts, or is
   // waited for, past the call's deadline. Called at each subscription: the deadline runs from the call's start.
   const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> => {
-    const until = timeouts.deadline > 0 ? Date.now() + timeouts.deadline : Infinity;
+    const budget = createRouteBudget({ deadlineMs: timeouts.deadline }); // the count is the retry policy's
     const ownCheck = retryConfig.shouldRetry;
-    const shouldRetry = (event: RetryEvent): boolean => Date.now() + event.delayMs < until && (ownCheck?.(event) ?? true);
+    const shouldRetry = (event: RetryEvent): boolean => budget.allows(event.delayMs) && (ownCheck?.(event) ?? true);
     return source.pipe(retryOnTransient<T>({ ...retryConfig, shouldRetry, ...(signal === undefined ? {} : { signal }) }));
   };
 

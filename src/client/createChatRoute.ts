@@ -69,7 +69,7 @@ const DEFAULT_MAX_ATTEMPTS = 6;
  * @returns The route (a `ChatClient`: `chunks`, `json`, `stream`, `sse`, `close`).
  * @throws ConfigError for no target or a bad target configuration (each target's client is created now), or a
  *   target setting `timeouts.json` or `maxAnswerChars` (a route's json() has its own: `jsonTimeoutMs`, `maxAnswerChars`),
- *   or a bad `maxContinuations`, `maxAttempts`, `silenceMs`, `deadlineMs` or `jsonTimeoutMs`.
+ *   or a bad `maxContinuations`, `maxAttempts`, `silenceMs`, `deadlineMs`, `cutDeadlineMs` or `jsonTimeoutMs`.
  */
 export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (!Array.isArray(config.targets) || config.targets.length === 0) {
@@ -86,7 +86,8 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   }
   durationMs('createChatRoute: `silenceMs`', silenceMs, 0);
   durationMs('createChatRoute: `jsonTimeoutMs`', jsonTimeoutMs, 0);
-  const deadlineMs = durationMs('createChatRoute: `deadlineMs`', config.deadlineMs, DEFAULT_TIMEOUTS.deadline);
+  const deadlineMs = durationMs('createChatRoute: `deadlineMs`', config.deadlineMs, 0);
+  const cutDeadlineMs = durationMs('createChatRoute: `cutDeadlineMs`', config.cutDeadlineMs, DEFAULT_TIMEOUTS.deadline);
   // A target's json() settings would be silently ignored: a route's json() is its own (over the spliced chunks).
   const jsonSetting = config.targets.find((t) => t.timeouts?.json !== undefined || t.maxAnswerChars !== undefined);
   if (jsonSetting !== undefined) {
@@ -119,7 +120,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     announce?: (error: unknown) => T,
   ): Observable<T> =>
     calls.track(() => {
-      const state = newRouteCall(createRouteBudget(maxAttempts, deadlineMs), options.caller, (attempt) =>
+      const state = newRouteCall(createRouteBudget({ maxAttempts, deadlineMs, cutDeadlineMs }), options.caller, (attempt) =>
         emit({ type: 'attempt', route: routeName, ...attempt }),
       );
       return restartRoute(context, config, request, options, state, (chunks) => finish(chunks, state), restart, announce);
