@@ -19,6 +19,7 @@ import { resolveRouteTargets } from './resolveRouteTargets.js';
 import type { RouteCall } from './RouteCall.js';
 import type { RouteContext } from './RouteContext.js';
 import { restartChunk } from './restartChunk.js';
+import { restartEvent } from './restartEvent.js';
 import { restartRoute } from './restartRoute.js';
 
 // The route's public types live in files of their own (what the route's parts import); this module, the route's
@@ -173,7 +174,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
       return config.jsonTimeoutMs ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: config.jsonTimeoutMs })) : whole;
     },
     sse: (request, options) =>
-      route.stream(request, options).pipe(map((data) => serverSentEvent(data.restart === undefined ? { data } : { event: 'restart', data }))),
+      route.stream(request, options).pipe(map((data) => restartEvent(data) ?? serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
       calls.close();
       // The route's calls, not only its targets' requests: a call waiting to retry or fail over has none under way.

@@ -7,6 +7,7 @@
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { createChatRoute, type ChatRoute, type ChatRouteEvent, type ChatRouteTarget } from '../../src/client/createChatRoute';
 import { CapacityError, ConfigError } from '../../src/core/errors';
+import * as answerPiece from '../../src/operators/isAnswerPiece';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 
 const REQUEST = { messages: [{ role: 'user' as const, content: '你好' }] };
@@ -158,6 +159,24 @@ describe('createChatRoute', () => {
       await expect(failure).rejects.toThrow(/this chat route was closed/);
     }
     expect(events).toEqual([]);
+  });
+});
+
+describe('createChatRoute: no per-chunk work a call cannot use', () => {
+  afterEach(() => jest.restoreAllMocks());
+  it('only a call that can restart watches its chunks for delivered text: chunks() and stream() without acceptRestart do not', async () => {
+    const up = await emulator({ dialect: 'deepseek', scenario: 'tokens=40' });
+    const r = route({ targets: [{ baseUrl: up.url, model: 'deepseek-chat' }] });
+    const pieces = jest.spyOn(answerPiece, 'isAnswerPiece');
+    const chunks = await lastValueFrom(r.chunks(REQUEST).pipe(toArray()));
+    const once = pieces.mock.calls.length;
+    expect(once).toBeLessThanOrEqual(chunks.length); // continueAfterCut's count of pieces only (was twice: the restart's watch)
+    pieces.mockClear();
+    await lastValueFrom(r.stream(REQUEST).pipe(toArray()));
+    expect(pieces.mock.calls.length).toBe(once);
+    pieces.mockClear();
+    await lastValueFrom(r.stream(REQUEST, { acceptRestart: true }).pipe(toArray()));
+    expect(pieces.mock.calls.length).toBeGreaterThan(once); // this one can restart: it watches
   });
 });
 
