@@ -19,7 +19,10 @@ export interface RouteCall {
    * while the breaker was closed must not free the probe of a breaker that has since opened and half-opened.
    */
   readonly pending: ReadonlyMap<RouteTarget, boolean>;
-  /** The usage of the segments whose text was delivered, summed (a cut segment's estimated when it reported none). */
+  /**
+   * The usage of the segments whose text was delivered, summed (a cut segment's estimated when it reported none): a
+   * restarted answer's discarded segments included, as their provider billed them.
+   */
   readonly usage: Usage | undefined;
   /** The completion tokens of the answer so far (reported, or estimated): what a continuation's limits leave out. */
   readonly answerTokens: number;

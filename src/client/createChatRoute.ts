@@ -48,7 +48,8 @@ const DEFAULT_MAX_ATTEMPTS = 6;
  *    prefill, then by the same one: they get the text so far as an assistant prefix and the client sees one answer.
  *    If none can, the cut's own error surfaces (never a continuation's prefill rejection).
  * 4. **Accounting**: the last `stream()` chunk and the `json()` answer carry `model` and `provider` of the target
- *    that finished, `usage` summed over the attempts whose text was delivered, and `attempts` (each target tried,
+ *    that finished, `usage` summed over the attempts whose text was delivered (a restart's discarded answer included:
+ *    its provider billed it), and `attempts` (each target tried,
  *    with its outcome: `completed`, `cut`, `failed`, `retried`, `skipped`). `chunks()` is the spliced upstream stream
  *    (OpenAI's chunk shape): its usage is summed the same way; each chunk keeps the `model` its target wrote.
  *

@@ -22,6 +22,8 @@ import { targetsAfter } from './targetsAfter.js';
  *    cut's error surfaces, as without a restart.
  * 2. A restart that delivers nothing (every target failed) surfaces the cut's own error, never a restart's failure.
  * 3. A restarted answer is continued and restarted by the same rules.
+ * 4. The discarded answer's usage stays in the call's `usage` (its provider generated and billed it); its tokens no
+ *    longer count against the restarted answer's `max_tokens`.
  *
  * @param route - The route.
  * @param config - The route's options (`maxContinuations`).
