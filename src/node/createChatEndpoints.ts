@@ -225,13 +225,13 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const settings = resolveServingSettings(config);
   const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((req: IncomingMessage) => clientKeyOf(req, keys.length > 0));
-  // The caller a route's breakers count failures by: clients told apart by their keys (two or more), or by the
-  // configured `clientKey`. With one key or none every request may be one client's (or a proxy's address): no caller,
-  // and every failure counts, as an outage's must.
-  const callerOf = keys.length > 1 || config.clientKey !== undefined ? clientKey : undefined;
+  // The caller a route's breakers count a request's failures by: the client it was admitted as (`settings.callerOf`).
+  const callers = new WeakMap<IncomingMessage, string>();
   /** Admits one more request of this client (by default the request's, `clientKey`) until its response closes, or refuses it (429). */
   const admit = (req: IncomingMessage, res: ServerResponse, client = clientKey(req)): void => {
     res.once('close', settings.admit(client));
+    const caller = settings.callerOf(client, config.clientKey !== undefined);
+    if (caller !== undefined) callers.set(req, caller);
   };
   let signal = shutdown?.signal ?? config.signal;
   if (shutdown !== undefined && config.signal !== undefined) {
@@ -292,9 +292,10 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         model = request.model ?? client.model;
         if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
-        // Who asks lets a route's breakers tell one client's failures from an outage (see `callerOf`); a client may
+        // Who asks lets a route's breakers tell one client's failures from an outage (see `callers`); a client may
         // accept a restarted answer (`Chatflux-Accept-Restart`).
-        const options: ChatCallOptions = callerOf === undefined ? { demand } : { demand, caller: callerOf(req) };
+        const caller = callers.get(req);
+        const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
         if (acceptsRestart(req.headers[ACCEPT_RESTART_HEADER])) options.acceptRestart = true;
         call(client, request, options).subscribe(subscriber);
       };
