@@ -8,7 +8,7 @@ import { createDemandGate } from '../core/createDemandGate.js';
 import { ShutdownError } from '../core/errors.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
-import type { ChatRequest, Usage } from '../core/schemas/index.js';
+import type { ChatRequest } from '../core/schemas/index.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
@@ -28,7 +28,7 @@ import { resolveServingSettings } from './resolveServingSettings.js';
 import { toChatRequestLog } from './toChatRequestLog.js';
 import { tokenParameter } from './tokenParameter.js';
 import { toRequestError } from './toRequestError.js';
-import { routeReportOf, type RouteReport } from './routeReportOf.js';
+import { routeReportOf } from './routeReportOf.js';
 import { usageOf } from './usageOf.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import type { WriteResponseConfig } from './writeResponse.js';
@@ -275,8 +275,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     const draining = shutdown?.isDraining === true;
     if (draining) res.setHeader('Connection', 'close');
     let model: string | undefined;
-    let usage: Usage | undefined;
-    let route: RouteReport | undefined;
+    let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
     // The heartbeat waits for the request: one written while its body still arrives would commit the 200, and its
     // refusal (400, 408, 413) would go in-band under it.
     let requestRead: () => void = () => undefined;
@@ -308,8 +307,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       log === undefined
         ? undefined
         : (value: unknown) => {
-            usage = usageOf(value) ?? usage;
-            route = routeReportOf(value) ?? route;
+            last = value;
           };
     // This request's fields first, the wire's shared options spread after (their type excludes `demand` and
     // `onValue`): V8 gives an object spread and then extended a hidden class of its own, kept for the life of the stream.
@@ -318,7 +316,9 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
       const method = req.method ?? 'POST';
-      void written.then((outcome) => log(toChatRequestLog({ endpoint, method, started, outcome, model, usage, route, secrets, maxLogFieldChars })));
+      void written.then((outcome) =>
+        log(toChatRequestLog({ endpoint, method, started, outcome, model, usage: usageOf(last), route: routeReportOf(last), secrets, maxLogFieldChars })),
+      );
     }
     return shutdown === undefined || !track ? written : shutdown.track(written);
   };

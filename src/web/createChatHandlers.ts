@@ -2,7 +2,7 @@ import { defer, Observable, of } from 'rxjs';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatCallOptions } from '../client/createChatClient.js';
-import type { ChatRequest, Usage } from '../core/schemas/index.js';
+import type { ChatRequest } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { acceptsRestart, ACCEPT_RESTART_HEADER } from '../node/acceptsRestart.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
@@ -17,7 +17,7 @@ import { resolveServingSettings } from '../node/resolveServingSettings.js';
 import { toChatRequestLog } from '../node/toChatRequestLog.js';
 import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
-import { routeReportOf, type RouteReport } from '../node/routeReportOf.js';
+import { routeReportOf } from '../node/routeReportOf.js';
 import { usageOf } from '../node/usageOf.js';
 import type { WriteOutcome } from '../node/WriteOutcome.js';
 import { readRequestJson } from './readRequestJson.js';
@@ -114,8 +114,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     const { call, endpoint } = CHAT_WIRES[wire];
     const demand = createDemandGate({ stallTimeoutMs });
     let model: string | undefined;
-    let usage: Usage | undefined;
-    let route: RouteReport | undefined;
+    let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
     // The heartbeat waits for the request (as the node core's): one written while its body still arrives would commit
     // the 200, and its refusal (400, 408, 413) would go in-band under it.
     let requestRead: () => void = () => undefined;
@@ -152,13 +151,12 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
         ? {}
         : {
             onValue: (value: unknown) => {
-              usage = usageOf(value) ?? usage;
-              route = routeReportOf(value) ?? route;
+              last = value;
             },
           }),
       onEnd: (outcome) => {
         release?.();
-        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, route, secrets, maxLogFieldChars }));
+        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage: usageOf(last), route: routeReportOf(last), secrets, maxLogFieldChars }));
       },
     });
   };
