@@ -106,8 +106,8 @@ export interface ChatCallOptions {
    */
   acceptRestart?: boolean;
   /**
-   * Who the call is for: an opaque, bounded id such as a hashed API key (the serving core passes its `clientKey` when
-   * it can tell clients apart: two or more API keys, or a `clientKey` of yours).
+   * Who the call is for: an opaque, bounded id such as a hashed API key (the node core and the web handlers pass the
+   * client a request was admitted as, a token's key for `GET /chat/sse?token=…`, when they can tell clients apart).
    * A route's circuit breakers count failures against a target only once they come from several callers
    * (`distinctCallers`), so that one client's requests cannot open them for everyone. Never sent upstream.
    */

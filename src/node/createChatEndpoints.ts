@@ -8,7 +8,7 @@ import { createDemandGate } from '../core/createDemandGate.js';
 import { ShutdownError } from '../core/errors.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
-import type { ChatRequest, Usage } from '../core/schemas/index.js';
+import type { ChatRequest } from '../core/schemas/index.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
@@ -28,7 +28,7 @@ import { resolveServingSettings } from './resolveServingSettings.js';
 import { toChatRequestLog } from './toChatRequestLog.js';
 import { tokenParameter } from './tokenParameter.js';
 import { toRequestError } from './toRequestError.js';
-import { routeReportOf, type RouteReport } from './routeReportOf.js';
+import { routeReportOf } from './routeReportOf.js';
 import { usageOf } from './usageOf.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 import type { WriteResponseConfig } from './writeResponse.js';
@@ -57,7 +57,8 @@ export interface ChatEndpointsConfig {
   /**
    * Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). A
    * `GET /chat/sse?token=…` request counts by default as the client of its token's key; a custom `clientKey` is asked
-   * about it as about any request (it has no `Authorization` header).
+   * about it as about any request (it has no `Authorization` header). The same client is a route's `caller` (its
+   * breakers), when a custom `clientKey` or two or more keys tell clients apart.
    */
   clientKey?: (req: IncomingMessage) => string;
   /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
@@ -225,13 +226,13 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   const settings = resolveServingSettings(config);
   const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
   const clientKey = config.clientKey ?? ((req: IncomingMessage) => clientKeyOf(req, keys.length > 0));
-  // The caller a route's breakers count failures by: clients told apart by their keys (two or more), or by the
-  // configured `clientKey`. With one key or none every request may be one client's (or a proxy's address): no caller,
-  // and every failure counts, as an outage's must.
-  const callerOf = keys.length > 1 || config.clientKey !== undefined ? clientKey : undefined;
+  // The caller a route's breakers count a request's failures by: the client it was admitted as (`settings.callerOf`).
+  const callers = new WeakMap<IncomingMessage, string>();
   /** Admits one more request of this client (by default the request's, `clientKey`) until its response closes, or refuses it (429). */
   const admit = (req: IncomingMessage, res: ServerResponse, client = clientKey(req)): void => {
     res.once('close', settings.admit(client));
+    const caller = settings.callerOf(client, config.clientKey !== undefined);
+    if (caller !== undefined) callers.set(req, caller);
   };
   let signal = shutdown?.signal ?? config.signal;
   if (shutdown !== undefined && config.signal !== undefined) {
@@ -275,8 +276,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     const draining = shutdown?.isDraining === true;
     if (draining) res.setHeader('Connection', 'close');
     let model: string | undefined;
-    let usage: Usage | undefined;
-    let route: RouteReport | undefined;
+    let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
     // The heartbeat waits for the request: one written while its body still arrives would commit the 200, and its
     // refusal (400, 408, 413) would go in-band under it.
     let requestRead: () => void = () => undefined;
@@ -292,9 +292,10 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
         model = request.model ?? client.model;
         if (req.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
-        // Who asks lets a route's breakers tell one client's failures from an outage (see `callerOf`); a client may
+        // Who asks lets a route's breakers tell one client's failures from an outage (see `callers`); a client may
         // accept a restarted answer (`Chatflux-Accept-Restart`).
-        const options: ChatCallOptions = callerOf === undefined ? { demand } : { demand, caller: callerOf(req) };
+        const caller = callers.get(req);
+        const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
         if (acceptsRestart(req.headers[ACCEPT_RESTART_HEADER])) options.acceptRestart = true;
         call(client, request, options).subscribe(subscriber);
       };
@@ -307,8 +308,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       log === undefined
         ? undefined
         : (value: unknown) => {
-            usage = usageOf(value) ?? usage;
-            route = routeReportOf(value) ?? route;
+            last = value;
           };
     // This request's fields first, the wire's shared options spread after (their type excludes `demand` and
     // `onValue`): V8 gives an object spread and then extended a hidden class of its own, kept for the life of the stream.
@@ -317,7 +317,9 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     void written.then(() => closeUnreadRequest(req)); // a refused body still trickling is not read for minutes
     if (log !== undefined) {
       const method = req.method ?? 'POST';
-      void written.then((outcome) => log(toChatRequestLog({ endpoint, method, started, outcome, model, usage, route, secrets, maxLogFieldChars })));
+      void written.then((outcome) =>
+        log(toChatRequestLog({ endpoint, method, started, outcome, model, usage: usageOf(last), route: routeReportOf(last), secrets, maxLogFieldChars })),
+      );
     }
     return shutdown === undefined || !track ? written : shutdown.track(written);
   };

@@ -1,7 +1,8 @@
 import { defer, Observable, of } from 'rxjs';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
-import type { ChatRequest, Usage } from '../core/schemas/index.js';
+import type { ChatCallOptions } from '../client/createChatClient.js';
+import type { ChatRequest } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { acceptsRestart, ACCEPT_RESTART_HEADER } from '../node/acceptsRestart.js';
 import { assertJsonContentType } from '../node/assertJsonContentType.js';
@@ -16,7 +17,7 @@ import { resolveServingSettings } from '../node/resolveServingSettings.js';
 import { toChatRequestLog } from '../node/toChatRequestLog.js';
 import { tokenParameter } from '../node/tokenParameter.js';
 import { toRequestError } from '../node/toRequestError.js';
-import { routeReportOf, type RouteReport } from '../node/routeReportOf.js';
+import { routeReportOf } from '../node/routeReportOf.js';
 import { usageOf } from '../node/usageOf.js';
 import type { WriteOutcome } from '../node/WriteOutcome.js';
 import { readRequestJson } from './readRequestJson.js';
@@ -108,17 +109,22 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     read: (admit: (client: string) => void) => Promise<ChatRequest> | ChatRequest,
     started = performance.now(),
     release?: () => void,
+    admitted?: string,
   ): Promise<Response> => {
     const { call, endpoint } = CHAT_WIRES[wire];
     const demand = createDemandGate({ stallTimeoutMs });
     let model: string | undefined;
-    let usage: Usage | undefined;
-    let route: RouteReport | undefined;
+    let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
     // The heartbeat waits for the request (as the node core's): one written while its body still arrives would commit
     // the 200, and its refusal (400, 408, 413) would go in-band under it.
     let requestRead: () => void = () => undefined;
     const heartbeatAfter = new Promise<void>((resolve) => (requestRead = resolve));
-    const admit = (client: string): void => void (release = settings.admit(client));
+    // The caller a route's breakers count this request's failures by: the client it was admitted as, as the node core's.
+    let caller = admitted === undefined ? undefined : settings.callerOf(admitted, config.clientKey !== undefined);
+    const admit = (who: string): void => {
+      release = settings.admit(who);
+      caller = settings.callerOf(who, config.clientKey !== undefined);
+    };
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
         const chatRequest = await read(admit);
@@ -127,7 +133,8 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
         model = chatRequest.model ?? client.model;
         if (request.method === 'HEAD') return subscriber.complete(); // GET's status and headers, as the node core
         VALIDATED_CHAT_REQUESTS.add(chatRequest);
-        const options = acceptsRestart(request.headers.get(ACCEPT_RESTART_HEADER)) ? { demand, acceptRestart: true } : { demand };
+        const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
+        if (acceptsRestart(request.headers.get(ACCEPT_RESTART_HEADER))) options.acceptRestart = true;
         subscriber.add(call(client, chatRequest, options).subscribe(subscriber));
       };
       answer().catch((error: unknown) => subscriber.error(error));
@@ -144,13 +151,12 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
         ? {}
         : {
             onValue: (value: unknown) => {
-              usage = usageOf(value) ?? usage;
-              route = routeReportOf(value) ?? route;
+              last = value;
             },
           }),
       onEnd: (outcome) => {
         release?.();
-        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage, route, secrets, maxLogFieldChars }));
+        log?.(toChatRequestLog({ endpoint, method: request.method, started, outcome, model, usage: usageOf(last), route: routeReportOf(last), secrets, maxLogFieldChars }));
       },
     });
   };
@@ -187,15 +193,17 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
   const completions: WebHandler = async (request) => {
     const started = performance.now();
     let release: (() => void) | undefined;
+    let who: string | undefined;
     let chatRequest: ChatRequest;
     try {
       authorizeBearer(request.headers.get('authorization') ?? undefined, keys);
-      release = settings.admit(clientKey(request));
+      who = clientKey(request);
+      release = settings.admit(who);
       chatRequest = assertOneChoice(await readPost(request));
     } catch (error) {
       return serve('openai', request, () => Promise.reject(error), started, release); // the refusal: no model logged
     }
-    return serve(chatRequest.stream === true ? 'openai-sse' : 'openai', request, () => chatRequest, started, release);
+    return serve(chatRequest.stream === true ? 'openai-sse' : 'openai', request, () => chatRequest, started, release, who);
   };
   const models: WebHandler = (request) => {
     const list = defer(() => {

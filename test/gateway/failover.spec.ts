@@ -15,7 +15,9 @@ import { startGateway, type RunningGateway } from '../../src/gateway/startGatewa
 import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { fetchSseToken } from '../helpers/fetchSseToken';
 import { rawRequest } from '../helpers/rawRequest';
+import { startPoisonUpstream } from '../helpers/startPoisonUpstream';
 import { startServer, type TestServer } from '../helpers/startServer';
 
 jest.setTimeout(15_000);
@@ -570,23 +572,9 @@ describe("one client cannot open a route's breakers for everyone (through the ga
     await Promise.all(upstreams.map((u) => u.close()));
     upstreams = [];
   });
-  /** An upstream answering 500 to a body that holds "poison" (or to every body while `down`), else a short answer. */
+  /** `startPoisonUpstream`, closed after the test. */
   const poisonUpstream = async (state: { down: boolean }): Promise<TestServer> => {
-    const server = await startServer((req, res) => {
-      let body = '';
-      req.on('data', (piece: Buffer) => (body += piece.toString()));
-      req.on('end', () => {
-        if (state.down || body.includes('poison')) {
-          res.writeHead(500, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: { message: 'internal error', type: 'internal_error' } }));
-          return;
-        }
-        const chunk = (delta: object, finish: string | null): string =>
-          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(chunk({ role: 'assistant', content: 'ok' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
-      });
-    });
+    const server = await startPoisonUpstream(state);
     upstreams.push(server);
     return server;
   };
@@ -620,6 +608,41 @@ describe("one client cannot open a route's breakers for everyone (through the ga
     const busy = await ask(KEY_B, 'hello again');
     expect(busy.status).toBe(503);
     expect(busy.body.error?.code).toBe('upstream_busy');
+  });
+
+  it("key A's poisoned POSTs and GET /chat/sse?token=… requests count as one caller (its key's): key B is still served by the primary", async () => {
+    const state = { down: false };
+    const [p, f] = [await poisonUpstream(state), await poisonUpstream(state)];
+    const routes = {
+      chat: {
+        breaker: { consecutiveFailures: 5, coolDownMs: 60_000 },
+        targets: [p, f].map((u, i) => ({ provider: 'openai-compatible', baseUrl: `${u.url}/v1`, model: 'm', name: `t${i}`, retries: 0 })),
+      },
+    };
+    const gateway = await startGateway(
+      { ...loadGatewayConfig({ CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_GATEWAY_KEYS: `${KEY_A},${KEY_B}`, CHATFLUX_HEARTBEAT_MS: '0' }), port: 0 },
+      { log: () => undefined },
+    );
+    open = { gateway, emulators: [] };
+    const { token } = await fetchSseToken(gateway.url, KEY_A);
+    for (let i = 0; i < 4; i++) {
+      const post = await rawRequest(`${gateway.url}/chat/json`, {
+        body: { model: 'chat', messages: [{ role: 'user', content: `poison ${i}` }] },
+        headers: { authorization: `Bearer ${KEY_A}` },
+      });
+      expect(post.status).toBe(502);
+      const q = encodeURIComponent(JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: `poison get ${i}` }] }));
+      const get = await rawRequest(`${gateway.url}/chat/sse?token=${encodeURIComponent(token)}&q=${q}`);
+      expect(get.body).toMatch(/^event: error\n/m);
+    }
+    // Every one of the 8 requests reached both targets (no breaker open yet), a token GET as a POST.
+    expect([p, f].map((u) => u.requests.length)).toEqual([8, 8]);
+    const b = await rawRequest(`${gateway.url}/chat/json`, {
+      body: { model: 'chat', messages: [{ role: 'user', content: 'hello' }] },
+      headers: { authorization: `Bearer ${KEY_B}` },
+    });
+    expect(b.status).toBe(200);
+    expect(outcomes((JSON.parse(b.body) as LlmClientOutput).attempts)).toEqual(['t0:completed']);
   });
 });
 
