@@ -2,7 +2,8 @@
  * The worst case of one request through a route (issue 28, "cost amplification"): how many upstream requests, and
  * how long, one `stream()` call of a 3-target route costs against a primary that cuts every answer after a little
  * text and fallbacks that refuse every request — with the defaults, and with the largest settings the gateway's route
- * schema allows (`retries` 10, `maxContinuations` 10). Loopback only (emulators on 127.0.0.1), bounded, stops itself.
+ * schema allows (`retries` 10, `maxContinuations` 10); and one `json()` call whose targets all cut and take no prefill
+ * (every cut restarted). Loopback only (emulators on 127.0.0.1), bounded, stops itself.
  * With `--silent`, also one call of a client with its default deadlines (no route) against a provider that accepts
  * the request and never answers, hanging up after 120 s (takes as long as the defaults make it wait).
  *
@@ -10,7 +11,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom, toArray, type Observable } from 'rxjs';
 import { createChatClient } from '../src/client/createChatClient';
 import { createChatRoute, type ChatRouteConfig } from '../src/client/createChatRoute';
 import { startEmulator } from '../src/testing/startEmulator';
@@ -20,6 +21,8 @@ interface Case {
   fallbacks: string;
   route: Partial<ChatRouteConfig>;
   retry?: number;
+  /** `json()`, over targets that take no prefill: every cut answer is restarted (instead of `stream()` continued). */
+  restart?: boolean;
 }
 
 const CASES: Case[] = [
@@ -27,6 +30,7 @@ const CASES: Case[] = [
   { name: 'largest schema settings (retries 10, maxContinuations 10), 503 + Retry-After: 0', fallbacks: 'status=503;retry-after=0', route: { maxContinuations: 10 }, retry: 10 },
   { name: 'defaults, fallbacks 429 + Retry-After: 3', fallbacks: 'status=429;retry-after=3' },
   { name: 'largest settings, maxAttempts 50 included, 503 + Retry-After: 0', fallbacks: 'status=503;retry-after=0', route: { maxContinuations: 10, maxAttempts: 50 }, retry: 10 },
+  { name: 'json(), every target cutting, no prefill: restarts (maxContinuations 10)', fallbacks: 'tokens=60;pace=1;reset-after=20', route: { maxContinuations: 10 }, restart: true },
 ].map((c) => ({ route: {}, ...c }));
 
 async function main(): Promise<void> {
@@ -38,10 +42,12 @@ async function main(): Promise<void> {
       ...c.route,
       breaker: false,
       onEvent: process.env.DEBUG ? (e) => console.log(JSON.stringify(e)) : undefined,
-      targets: all.map((e, i) => ({ baseUrl: e.url, model: 'deepseek-chat', name: `t${i}`, prefill: 'deepseek' as const, ...(c.retry === undefined ? {} : { retry: c.retry }) })),
+      targets: all.map((e, i) => ({ baseUrl: e.url, model: 'deepseek-chat', name: `t${i}`, prefill: c.restart === true ? (false as const) : ('deepseek' as const), ...(c.retry === undefined ? {} : { retry: c.retry }) })),
     });
+    const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
     const started = Date.now();
-    const outcome = await lastValueFrom(route.stream({ messages: [{ role: 'user', content: 'hi' }] }).pipe(toArray())).then(
+    const call: Observable<unknown> = c.restart === true ? route.json(request) : route.stream(request).pipe(toArray());
+    const outcome = await lastValueFrom(call).then(
       () => 'answer',
       (error: { code?: string }) => `error ${error.code ?? String(error)}`,
     );

@@ -21,14 +21,26 @@ export interface ChatRouteConfig {
    * queuing and says so with `: keep-alive` comments is waited for until its `firstChunk` deadline.
    */
   silenceMs?: number;
-  /** The most upstream requests of one call: retries, fail-overs and continuations together (default 6). */
+  /**
+   * The most upstream requests of one call: its first, retries, fail-overs, continuations and restarts together
+   * (default 6). Spent, the failure in hand surfaces (a cut: its own error).
+   */
   maxAttempts?: number;
   /**
-   * The time budget of one call, in ms, from its start and again from each cut: once spent no retry, fail-over or
-   * continuation starts, nor a wait for one (default `DEFAULT_TIMEOUTS.deadline`, 60 000; `0`: none). An attempt
-   * under way keeps its own deadlines.
+   * The total deadline of one call, in ms from its start: once spent no retry, fail-over, continuation or restart
+   * starts, nor a wait for one (default none, `0`). It bounds a whole answer, long ones included: an answer still
+   * streaming when it runs out is not cut, but a cut after it is not continued — which is why it is off by default.
+   * An attempt under way keeps its own deadlines.
    */
   deadlineMs?: number;
+  /**
+   * The deadline of each stretch of recovery, in ms from the call's start and again from each cut (default
+   * `DEFAULT_TIMEOUTS.deadline`, 60 000; `0`: none): once spent no retry, fail-over, continuation or restart starts,
+   * nor a wait for one. A long answer cut late still gets its continuation; a call that never gets going is given up.
+   * With the defaults, a call spends at most `maxAttempts` requests and starts none more than 60 s after its start or
+   * its latest cut.
+   */
+  cutDeadlineMs?: number;
   /** The most continuations of one cut answer (default 3; `0`: a cut surfaces as the error it is). */
   maxContinuations?: number;
   /** The deadline of a whole `json()` call, fail-overs and continuations included (default none). */

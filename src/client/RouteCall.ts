@@ -19,7 +19,10 @@ export interface RouteCall {
    * while the breaker was closed must not free the probe of a breaker that has since opened and half-opened.
    */
   readonly pending: ReadonlyMap<RouteTarget, boolean>;
-  /** The usage of the segments whose text was delivered, summed (a cut segment's estimated when it reported none). */
+  /**
+   * The usage of the segments whose text was delivered, summed (a cut segment's estimated when it reported none): a
+   * restarted answer's discarded segments included, as their provider billed them.
+   */
   readonly usage: Usage | undefined;
   /** The completion tokens of the answer so far (reported, or estimated): what a continuation's limits leave out. */
   readonly answerTokens: number;
@@ -44,8 +47,8 @@ export interface RouteCall {
    * The accounting of one segment of a spliced answer (`continueAfterCut`'s `onSegment`), for the target delivering
    * it: its usage counts when its text was delivered (a cut one's estimated when its provider never reported it, see
    * `estimateUsage`), and its completion tokens are the answer's so far; a complete segment is the target's success
-   * (its breaker closes, it is the finisher, `completed`), a cut one settles its breaker and is where the continuation
-   * looks past (`cut`). A failed segment (no target delivered) was recorded by the failover already.
+   * (its breaker closes, it is the finisher, `completed`), a cut one settles its breaker, starts the budget's cut
+   * deadline again (`RouteBudget.cut`) and is where the continuation looks past (`cut`). A failed segment (no target delivered) was recorded by the failover already.
    */
   endSegment(segment: ContinuationSegment): void;
   /** The answer used up its token limits across its segments: `target` (the one that cut) finished it. */

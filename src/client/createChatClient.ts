@@ -1,10 +1,11 @@
 import { inspect } from 'node:util';
-import { asyncScheduler, map, Observable, tap } from 'rxjs';
+import { asyncScheduler, defer, map, Observable } from 'rxjs';
 import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
 import { durationMs } from '../core/durationMs.js';
 import { createCallGate } from './createCallGate.js';
 import { createConnectionSlots } from './createConnectionSlots.js';
+import { createRouteBudget } from './createRouteBudget.js';
 import { withConnectionSlot } from './withConnectionSlot.js';
 import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
@@ -105,8 +106,8 @@ export interface ChatCallOptions {
    */
   acceptRestart?: boolean;
   /**
-   * Who the call is for: an opaque, bounded id such as a hashed API key (the serving core passes its `clientKey` when
-   * it can tell clients apart: two or more API keys, or a `clientKey` of yours).
+   * Who the call is for: an opaque, bounded id such as a hashed API key (the node core and the web handlers pass the
+   * client a request was admitted as, a token's key for `GET /chat/sse?token=…`, when they can tell clients apart).
    * A route's circuit breakers count failures against a target only once they come from several callers
    * (`distinctCallers`), so that one client's requests cannot open them for everyone. Never sent upstream.
    */
@@ -235,9 +236,11 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     const traceHeaders = call?.headers();
     const headers = traceHeaders === undefined ? config.headers : { ...config.headers, ...traceHeaders };
     // The time the request went out (once a connection slot was granted: a wait for one is not the provider's silence),
-    // then of the provider's latest bytes (keep-alive comments included): its signs of life before the first chunk.
+    // then of the provider's latest SSE comment (`: keep-alive`): its signs of life before the first chunk. Recorded
+    // only with a silence deadline, and never per data chunk (the parser tells of comments; nothing runs per chunk).
     let alive: number | undefined;
     const sign = (): void => void (alive = asyncScheduler.now());
+    const watched = timeouts.silence > 0 && Number.isFinite(timeouts.silence);
     const upstream = requestCompletion(body, {
       baseUrl,
       dispatcher,
@@ -250,9 +253,8 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     });
     // The parser and decoder are subscribed once a connection slot is granted: a request waiting in the queue holds
     // none of their state (both pass the slot's errors through untouched, so nothing else changes).
-    const decoded = upstream.pipe(
-      tap({ subscribe: sign, next: sign }),
-      parseSse(),
+    const parsed = watched ? defer(() => (sign(), upstream)).pipe(parseSse({ onComment: sign })) : upstream.pipe(parseSse());
+    const decoded = parsed.pipe(
       // requestCompletion always asks for usage (stream_options.include_usage): an answer ended without [DONE]
       // before its usage says so (usage_missing) instead of silently lacking it.
       decodeChunk({ secrets: inBandSecrets, requireDone, usageRequested: true }),
@@ -283,9 +285,9 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
   // The call's signal also ends a retry wait (a 5 s Retry-After must not delay an abort); no retry starts, or is
   // waited for, past the call's deadline. Called at each subscription: the deadline runs from the call's start.
   const retried = <T>(source: Observable<T>, signal: AbortSignal | undefined): Observable<T> => {
-    const until = timeouts.deadline > 0 ? Date.now() + timeouts.deadline : Infinity;
+    const budget = createRouteBudget({ deadlineMs: timeouts.deadline }); // the count is the retry policy's
     const ownCheck = retryConfig.shouldRetry;
-    const shouldRetry = (event: RetryEvent): boolean => Date.now() + event.delayMs < until && (ownCheck?.(event) ?? true);
+    const shouldRetry = (event: RetryEvent): boolean => budget.allows(event.delayMs) && (ownCheck?.(event) ?? true);
     return source.pipe(retryOnTransient<T>({ ...retryConfig, shouldRetry, ...(signal === undefined ? {} : { signal }) }));
   };
 

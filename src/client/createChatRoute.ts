@@ -19,6 +19,7 @@ import { resolveRouteTargets } from './resolveRouteTargets.js';
 import type { RouteCall } from './RouteCall.js';
 import type { RouteContext } from './RouteContext.js';
 import { restartChunk } from './restartChunk.js';
+import { restartEvent } from './restartEvent.js';
 import { restartRoute } from './restartRoute.js';
 
 // The route's public types live in files of their own (what the route's parts import); this module, the route's
@@ -47,7 +48,8 @@ const DEFAULT_MAX_ATTEMPTS = 6;
  *    prefill, then by the same one: they get the text so far as an assistant prefix and the client sees one answer.
  *    If none can, the cut's own error surfaces (never a continuation's prefill rejection).
  * 4. **Accounting**: the last `stream()` chunk and the `json()` answer carry `model` and `provider` of the target
- *    that finished, `usage` summed over the attempts whose text was delivered, and `attempts` (each target tried,
+ *    that finished, `usage` summed over the attempts whose text was delivered (a restart's discarded answer included:
+ *    its provider billed it), and `attempts` (each target tried,
  *    with its outcome: `completed`, `cut`, `failed`, `retried`, `skipped`). `chunks()` is the spliced upstream stream
  *    (OpenAI's chunk shape): its usage is summed the same way; each chunk keeps the `model` its target wrote.
  *
@@ -69,7 +71,7 @@ const DEFAULT_MAX_ATTEMPTS = 6;
  * @returns The route (a `ChatClient`: `chunks`, `json`, `stream`, `sse`, `close`).
  * @throws ConfigError for no target or a bad target configuration (each target's client is created now), or a
  *   target setting `timeouts.json` or `maxAnswerChars` (a route's json() has its own: `jsonTimeoutMs`, `maxAnswerChars`),
- *   or a bad `maxContinuations`, `maxAttempts`, `silenceMs`, `deadlineMs` or `jsonTimeoutMs`.
+ *   or a bad `maxContinuations`, `maxAttempts`, `silenceMs`, `deadlineMs`, `cutDeadlineMs` or `jsonTimeoutMs`.
  */
 export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   if (!Array.isArray(config.targets) || config.targets.length === 0) {
@@ -86,7 +88,8 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   }
   durationMs('createChatRoute: `silenceMs`', silenceMs, 0);
   durationMs('createChatRoute: `jsonTimeoutMs`', jsonTimeoutMs, 0);
-  const deadlineMs = durationMs('createChatRoute: `deadlineMs`', config.deadlineMs, DEFAULT_TIMEOUTS.deadline);
+  const deadlineMs = durationMs('createChatRoute: `deadlineMs`', config.deadlineMs, 0);
+  const cutDeadlineMs = durationMs('createChatRoute: `cutDeadlineMs`', config.cutDeadlineMs, DEFAULT_TIMEOUTS.deadline);
   // A target's json() settings would be silently ignored: a route's json() is its own (over the spliced chunks).
   const jsonSetting = config.targets.find((t) => t.timeouts?.json !== undefined || t.maxAnswerChars !== undefined);
   if (jsonSetting !== undefined) {
@@ -119,7 +122,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     announce?: (error: unknown) => T,
   ): Observable<T> =>
     calls.track(() => {
-      const state = newRouteCall(createRouteBudget(maxAttempts, deadlineMs), options.caller, (attempt) =>
+      const state = newRouteCall(createRouteBudget({ maxAttempts, deadlineMs, cutDeadlineMs }), options.caller, (attempt) =>
         emit({ type: 'attempt', route: routeName, ...attempt }),
       );
       return restartRoute(context, config, request, options, state, (chunks) => finish(chunks, state), restart, announce);
@@ -172,7 +175,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
       return config.jsonTimeoutMs ? whole.pipe(chunkTimeouts<LlmClientOutput>({ total: config.jsonTimeoutMs })) : whole;
     },
     sse: (request, options) =>
-      route.stream(request, options).pipe(map((data) => serverSentEvent(data.restart === undefined ? { data } : { event: 'restart', data }))),
+      route.stream(request, options).pipe(map((data) => restartEvent(data) ?? serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
       calls.close();
       // The route's calls, not only its targets' requests: a call waiting to retry or fail over has none under way.

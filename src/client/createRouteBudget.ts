@@ -1,34 +1,46 @@
-/** What one call of a route may still spend upstream: attempts, and time (see {@link createRouteBudget}). */
+/** What one call may still spend upstream: attempts, and time (see {@link createRouteBudget}). */
 export interface RouteBudget {
   /** Counts one upstream attempt (a request sent). */
   spend(): void;
   /**
    * Whether another attempt may start after a wait of `delayMs`: an attempt is left beyond the `reserve` kept for
-   * targets not tried yet, and the wait ends before the deadline.
+   * targets not tried yet, and the wait ends before both deadlines.
    */
   allows(delayMs?: number, reserve?: number): boolean;
-  /** The answer was cut after text was delivered: its continuation gets the whole time budget again. */
-  restart(): void;
+  /** The answer was cut after text was delivered: the cut's deadline (`cutDeadlineMs`) starts again from now. */
+  cut(): void;
+}
+
+/** The limits of a {@link RouteBudget}; each omitted or `0` (or `Infinity`) one is no limit. */
+export interface RouteBudgetConfig {
+  /** The most upstream requests of the call, its first one, retries, fail-overs, continuations and restarts included. */
+  maxAttempts?: number;
+  /** The total deadline, in ms from the call's start: no attempt starts, nor is waited for, past it. */
+  deadlineMs?: number;
+  /** The deadline of each stretch of recovery, in ms from the call's start and again from each cut. */
+  cutDeadlineMs?: number;
 }
 
 /**
- * The budget of one call of a route: at most `maxAttempts` upstream requests in all (retries, fail-overs and
- * continuations), and no attempt started — nor a wait for one — past `deadlineMs` from the call's start or from its
- * latest cut (`0`: no deadline). Spent, the failure in hand surfaces.
+ * The budget of one call: at most `maxAttempts` upstream requests in all (the first, retries, fail-overs,
+ * continuations and restarts), and no attempt started — nor a wait for one — past `deadlineMs` from the call's start
+ * nor past `cutDeadlineMs` from its start or its latest cut. Spent, the failure in hand surfaces.
  *
- * @param maxAttempts - The most upstream requests of the call.
- * @param deadlineMs - The time budget in ms (`0` or `Infinity`: none).
+ * @param config - The limits (none by default).
  * @param now - The clock (default `Date.now`).
  * @returns The budget.
  */
-export function createRouteBudget(maxAttempts: number, deadlineMs: number, now: () => number = Date.now): RouteBudget {
+export function createRouteBudget(config: RouteBudgetConfig, now: () => number = Date.now): RouteBudget {
+  const maxAttempts = config.maxAttempts ?? Infinity;
+  const from = (ms: number | undefined): number => (ms !== undefined && ms > 0 ? now() + ms : Infinity);
+  const until = from(config.deadlineMs);
+  let cutUntil = from(config.cutDeadlineMs);
   let spent = 0;
-  let until = deadlineMs > 0 ? now() + deadlineMs : Infinity;
   return {
     spend: () => void spent++,
-    allows: (delayMs = 0, reserve = 0) => maxAttempts - spent > reserve && now() + delayMs < until,
-    restart: () => {
-      until = deadlineMs > 0 ? now() + deadlineMs : Infinity;
+    allows: (delayMs = 0, reserve = 0) => maxAttempts - spent > reserve && now() + delayMs < Math.min(until, cutUntil),
+    cut: () => {
+      cutUntil = from(config.cutDeadlineMs);
     },
   };
 }

@@ -87,6 +87,7 @@ export function newRouteCall(budget: RouteBudget, caller?: string, onAttempt: (a
         record(routeAttemptOf(target, 'completed'));
       } else {
         cut = target;
+        budget.cut(); // the cut's deadline starts again
         settle(target, segment.error);
         record(routeAttemptOf(target, 'cut', segment.error));
       }

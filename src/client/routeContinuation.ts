@@ -8,6 +8,7 @@ import type { RouteCall } from './RouteCall.js';
 import type { RouteContext } from './RouteContext.js';
 import { routeFailover } from './routeFailover.js';
 import type { RouteTarget } from './RouteTarget.js';
+import { targetsAfter } from './targetsAfter.js';
 import { tokensLeft } from './tokensLeft.js';
 import { withPrefill, type PrefillDialect } from './withPrefill.js';
 
@@ -26,7 +27,7 @@ const LENGTH_FINISH: ChatCompletionChunk = {
  * far as an assistant prefix, and checked (`verifyContinuation`: an answer started again is trimmed when it repeats the
  * text so far exactly, else a failed continuation, `continuation_mismatch`); when nothing reached the caller yet, any
  * target starts over with the plain request. Each failure moves on to the next (an abort stops). No target fits, or
- * no attempt is left in the call's budget (whose time budget starts over at the cut): `undefined` (the cut surfaces).
+ * no attempt is left in the call's budget (see `createRouteBudget`): `undefined` (the cut surfaces).
  * A continuation is sent the request's token limits less the tokens delivered (`tokensLeft`); none left: the answer
  * ends there, `finish_reason: "length"`, without another call.
  *
@@ -43,9 +44,7 @@ export function routeContinuation(
   options: ChatCallOptions,
 ): (request: ContinuationRequest) => Observable<ChatCompletionChunk> | undefined {
   const { targets } = route;
-  const all = targets.map((_, i) => i);
-  return ({ content, reasoning }) => {
-    call.budget.restart();
+  return ({ content, reasoning, error }) => {
     if (!call.budget.allows()) return undefined;
     const cut = call.cut === undefined ? 0 : targets.indexOf(call.cut);
     const fresh = content === '' && reasoning === ''; // nothing reached the caller: any target can start over
@@ -56,7 +55,7 @@ export function routeContinuation(
       return of(LENGTH_FINISH);
     }
     // The next targets first (the one that cut is suspect), then the same one, then the earlier ones.
-    const order = [...all.slice(cut + 1), cut, ...all.slice(0, cut)].filter((i) => fresh || targets[i]!.prefill !== false);
+    const order = targetsAfter(cut, targets.length).filter((i) => fresh || targets[i]!.prefill !== false);
     if (order.length === 0) return undefined;
     return routeFailover(
       route,
@@ -70,8 +69,9 @@ export function routeContinuation(
               dialect: target.prefill as PrefillDialect,
               check: verifyContinuation({ content, reasoning }),
             },
-      (error, position) => (isAbortedError(error) ? undefined : position + 1),
+      (failure, position) => (isAbortedError(failure) ? undefined : position + 1),
       options,
+      error,
     );
   };
 }

@@ -1,4 +1,4 @@
-import { defer, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
+import { defer, throwError, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import { failover, type FailoverAttempt, type FailoverTarget } from '../operators/failover.js';
 import { retryOnTransient } from '../operators/retryOnTransient.js';
@@ -15,8 +15,9 @@ import type { PrefillDialect } from './withPrefill.js';
  * A failover over `order` (indexes into the route's targets), each sending `bodyFor(target)` with its own retries:
  * a target whose breaker refuses is skipped, one let through is pending until its outcome is in; each retry, skip and
  * failure is recorded on the call (a failure settles the target's breaker); every target skipped: `allTargetsOpen`.
- * A half-open breaker's probe is one attempt, never retried. Every request sent spends the call's budget; spent, no
- * retry (one that would leave no attempt for a target not tried yet either) nor next target: the failure surfaces.
+ * A half-open breaker's probe is one attempt, never retried. Every request sent spends the call's budget, which is
+ * asked before each one: spent, no first target (`inHand` surfaces), retry (one that would leave no attempt for a
+ * target not tried yet either) nor next target (the failure surfaces).
  *
  * @param route - The route.
  * @param call - The call's bookkeeping (told which target delivers).
@@ -24,6 +25,8 @@ import type { PrefillDialect } from './withPrefill.js';
  * @param bodyFor - The body a target is sent, its prefill dialect, and a check of its chunks (a continuation's).
  * @param next - Where to go after a failure (`failover`'s `next`).
  * @param options - The call's options (its signal stops the retries).
+ * @param inHand - The failure a continuation or a restart answers (its cut): what surfaces when the budget leaves no
+ *   attempt for the first target. Without it, the failover is the call's first, whose first attempt always goes.
  * @returns The chunks of the first target that answers.
  */
 export function routeFailover(
@@ -37,6 +40,7 @@ export function routeFailover(
   },
   next: (error: unknown, index: number) => number | undefined,
   options: ChatCallOptions,
+  inHand?: unknown,
 ): Observable<ChatCompletionChunk> {
   const { targets } = route;
   const list: FailoverTarget<ChatCompletionChunk>[] = order.map((i, position) => {
@@ -67,7 +71,7 @@ export function routeFailover(
       },
     };
   });
-  return failover(list, {
+  const tried = failover(list, {
     next: (error, position) => (call.budget.allows() ? next(error, position) : undefined),
     skip: (position) => {
       const target = targets[order[position]!]!;
@@ -87,4 +91,6 @@ export function routeFailover(
       }
     },
   });
+  // The first target asks the budget too (`failover` asks `next` only after a failure).
+  return inHand === undefined ? tried : defer(() => (call.budget.allows() ? tried : throwError(() => inHand)));
 }

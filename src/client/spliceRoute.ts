@@ -18,6 +18,8 @@ export interface RouteRestart {
   order: readonly number[];
   /** The continuations left to the restarted answer. */
   maxContinuations: number;
+  /** The cut that could not be continued: what surfaces when the budget allows no restart. */
+  cut: unknown;
 }
 
 /**
@@ -59,6 +61,7 @@ export function spliceRoute(
             })
         : (error, position) => (isAbortedError(error) ? undefined : position + 1),
       options,
+      restart?.cut,
     );
     return first.pipe(
       continueAfterCut({

@@ -18,6 +18,12 @@ export const GATEWAY_DEFAULTS = Object.freeze({
    * clients in `Keep-Alive: timeout=65`.
    */
   keepAliveTimeoutMs: 65_000,
+  /**
+   * `startGateway`'s `clientHeadersTimeoutMs`: how long a client may take to send a request's headers, from their
+   * first byte (Node's own `headersTimeout`). Bounded on its own, not tied to `keepAliveTimeoutMs`: keeping idle
+   * connections an hour must not let a client take an hour to send its headers (slowloris).
+   */
+  clientHeadersTimeoutMs: 60_000,
   /** `CHATFLUX_UPSTREAM_CONNECTIONS`: createChatClient's own default `connections`, as the banner prints it. */
   upstreamConnections: 128,
   /** `CHATFLUX_CONNECTION_WAIT_MS`: createChatClient's own default `connectionWaitMs`, as the banner prints it. */

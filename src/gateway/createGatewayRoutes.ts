@@ -11,7 +11,8 @@ import type { GatewayConfig } from './loadGatewayConfig.js';
  * A target's deadlines are its own `timeouts`, else the gateway's: `CHATFLUX_IDLE_TIMEOUT_MS` for every target;
  * `CHATFLUX_HEADERS_TIMEOUT_MS`, `CHATFLUX_SILENCE_TIMEOUT_MS` and `CHATFLUX_FIRST_CHUNK_TIMEOUT_MS` for the last
  * target only — the others get the route's first-token budget (`silenceMs`) as their headers and silence deadlines,
- * after which the next target answers. A route's `deadlineMs` defaults to `CHATFLUX_DEADLINE_MS`.
+ * after which the next target answers. A route's `cutDeadlineMs` defaults to `CHATFLUX_DEADLINE_MS` (its `deadlineMs`,
+ * the total one, to none).
  *
  * @param config - The gateway's configuration (its `routes` and `routeKeys`).
  * @param emulatorUrl - The built-in emulator's base URL, for targets whose provider is `emulator`.
@@ -67,7 +68,8 @@ export function createGatewayRoutes(
       ...(route.failoverOnContentPolicy === undefined ? {} : { failoverOnContentPolicy: route.failoverOnContentPolicy }),
       ...(route.maxContinuations === undefined ? {} : { maxContinuations: route.maxContinuations }),
       ...(route.maxAttempts === undefined ? {} : { maxAttempts: route.maxAttempts }),
-      ...((route.deadlineMs ?? config.deadlineMs) === undefined ? {} : { deadlineMs: route.deadlineMs ?? config.deadlineMs }),
+      ...(route.deadlineMs === undefined ? {} : { deadlineMs: route.deadlineMs }),
+      ...((route.cutDeadlineMs ?? config.deadlineMs) === undefined ? {} : { cutDeadlineMs: route.cutDeadlineMs ?? config.deadlineMs }),
       ...(config.jsonTimeoutMs === undefined ? {} : { jsonTimeoutMs: config.jsonTimeoutMs }),
       ...(config.maxAnswerChars === undefined ? {} : { maxAnswerChars: config.maxAnswerChars }),
       ...(onEvent === undefined ? {} : { onEvent }),

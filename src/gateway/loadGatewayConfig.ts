@@ -46,9 +46,13 @@ export interface GatewayConfig {
   allowSeveralChoices?: boolean;
   /** `CHATFLUX_HEADERS_TIMEOUT_MS`: the upstream's deadline for its response headers (default 30000). */
   headersTimeoutMs?: number;
-  /** `CHATFLUX_SILENCE_TIMEOUT_MS`: before the first chunk, the longest stretch without a byte (keep-alive comments count) (default 30000; `0`: none). */
+  /** `CHATFLUX_SILENCE_TIMEOUT_MS`: before the first chunk, the longest stretch without an SSE comment (`: keep-alive`) (default 30000; `0`: none). */
   silenceTimeoutMs?: number;
-  /** `CHATFLUX_DEADLINE_MS`: the time budget of a request: no retry (fail-over, continuation) starts past it (default 60000; `0`: none). */
+  /**
+   * `CHATFLUX_DEADLINE_MS`: the time budget of a request: no retry starts past it from its start — through a route, no
+   * retry, fail-over, continuation or restart past it from its start or its latest cut (a route's `cutDeadlineMs`)
+   * (default 60000; `0`: none).
+   */
   deadlineMs?: number;
   /** `CHATFLUX_MAX_ANSWER_CHARS`: the most a `/chat/json` answer may hold (default 16 Mi characters; `0`: no cap). */
   maxAnswerChars?: number;

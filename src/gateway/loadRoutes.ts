@@ -56,10 +56,12 @@ const RouteSchema = z.strictObject({
   failoverOnContentPolicy: z.boolean().optional(),
   /** The most continuations of one cut answer (default 3). */
   maxContinuations: z.number().int().min(0).max(10).optional(),
-  /** The most upstream requests of one client request (default 6). */
+  /** The most upstream requests of one client request, restarts included (default 6). */
   maxAttempts: z.number().int().min(1).max(50).optional(),
-  /** The time budget of one client request, ms (default CHATFLUX_DEADLINE_MS, else 60000; 0: none). */
+  /** The total deadline of one client request, ms from its start: nothing new starts past it (default 0: none). */
   deadlineMs: ms.optional(),
+  /** The deadline from its start and again from each cut, ms (default CHATFLUX_DEADLINE_MS, else 60000; 0: none). */
+  cutDeadlineMs: ms.optional(),
 });
 
 const RoutesSchema = z.record(z.string().min(1), RouteSchema);
@@ -72,7 +74,7 @@ export type GatewayRoute = Omit<z.infer<typeof RouteSchema>, 'targets'> & { targ
 /**
  * Reads the gateway's routes: `CHATFLUX_ROUTES` (JSON) or `CHATFLUX_ROUTES_FILE` (a path to the same JSON), an object
  * from the model name clients ask for to `{ targets: [...], breaker?, silenceMs?, failoverOnSilence?,
- * failoverOnContentPolicy?, maxContinuations?, maxAttempts?, deadlineMs? }`. Checked with zod: unknown fields, wrong types and missing base URLs
+ * failoverOnContentPolicy?, maxContinuations?, maxAttempts?, deadlineMs?, cutDeadlineMs? }`. Checked with zod: unknown fields, wrong types and missing base URLs
  * are a `ConfigError` naming the variable and the path (`chat.targets.1.baseUrl: …`). API keys never appear in it:
  * `apiKeyEnv` names the variable holding one.
  *

@@ -8,7 +8,7 @@ import { createChatClient, type ChatClientConfig } from '../client/createChatCli
 import type { ChatRouteEvent } from '../client/createChatRoute.js';
 import { routeByModel } from '../client/routeByModel.js';
 import { createGatewayRoutes } from './createGatewayRoutes.js';
-import { ShutdownError } from '../core/errors.js';
+import { ConfigError, ShutdownError } from '../core/errors.js';
 import { chatRouter, type ChatRequestLog } from '../express/chatRouter.js';
 import { createGracefulShutdown } from '../node/createGracefulShutdown.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
@@ -52,6 +52,12 @@ export interface StartGatewayOptions {
   onRouteEvent?: (event: ChatRouteEvent) => void;
   /** Headers set on every response (with `CHATFLUX_DEBUG_WORKER_HEADER`, a clustered worker names itself: `X-Chatflux-Worker: <index>`). */
   responseHeaders?: Readonly<Record<string, string>>;
+  /**
+   * How long a client may take to send a request's headers, from their first byte, in ms (1 to 300000; default
+   * `GATEWAY_DEFAULTS.clientHeadersTimeoutMs`, 60000, Node's own): slower gets 408 and its connection closed. An idle
+   * kept-alive connection is not timed by it (only by `CHATFLUX_KEEP_ALIVE_TIMEOUT_MS`).
+   */
+  clientHeadersTimeoutMs?: number;
 }
 
 const PAGE_PATH = join(__dirname, 'public', 'index.html');
@@ -77,6 +83,10 @@ const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'ss
  *   is left running then.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
+  const headersTimeout = options.clientHeadersTimeoutMs ?? GATEWAY_DEFAULTS.clientHeadersTimeoutMs;
+  if (typeof headersTimeout !== 'number' || !Number.isInteger(headersTimeout) || headersTimeout < 1 || headersTimeout > 300_000) {
+    throw new ConfigError(`clientHeadersTimeoutMs must be an integer from 1 to 300000 (ms; Node's requestTimeout is 300000), got ${String(headersTimeout)}.`);
+  }
   // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers), and
   // takes fault scenarios from the requests only when the configuration asks for it.
   const routesUseEmulator = Object.values(config.routes ?? {}).some((route) => route.targets.some((t) => t.provider === 'emulator'));
@@ -182,16 +192,18 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
 
   // Not app.listen: Express 5 calls its callback with a listen error too, as if listening.
   // Each request and response gets Express's fields first: one shared hidden class instead of one each.
-  const server = createServer((req, res) => {
+  // A request's headers must arrive within `headersTimeout` of their first byte (Node >= 18 times a request from its
+  // first byte, never an idle kept-alive connection), checked every `connectionsCheckingInterval` (Node's 30 s, or
+  // half a shorter deadline): a client sending its headers a byte at a time holds a socket for at most ~1.5 times it,
+  // however long idle connections are kept. The whole request's deadline stays Node's (300 s).
+  const connectionsCheckingInterval = Math.min(30_000, Math.ceil(headersTimeout / 2));
+  const server = createServer({ headersTimeout, connectionsCheckingInterval }, (req, res) => {
     presetRequestFields(req, res);
     app(req, res);
   });
   // Idle client connections outlive a balancer's (AWS ALB: 60 s), so that it never reuses one the gateway has just
-  // closed (a reset, a 502 to its client); Node announces it in `Keep-Alive: timeout=…`. The headers deadline stays
-  // above it (balancers' advice for Node), and the whole request's above that.
+  // closed (a reset, a 502 to its client); Node announces it in `Keep-Alive: timeout=…`.
   server.keepAliveTimeout = config.keepAliveTimeoutMs ?? GATEWAY_DEFAULTS.keepAliveTimeoutMs;
-  server.headersTimeout = server.keepAliveTimeout + 1000;
-  if (server.requestTimeout !== 0) server.requestTimeout = Math.max(server.requestTimeout, server.headersTimeout);
   const { responseHeaders } = options;
   if (responseHeaders !== undefined) {
     server.prependListener('request', (_req, res) => {
@@ -252,7 +264,8 @@ function refuseWhileClosing(req: Request, res: Response): void {
 
 
 /**
- * Answers a request Node's HTTP parser refused (headers over Node's `maxHeaderSize`, 16 KB by default → 431, anything else malformed → 400)
+ * Answers a request Node's HTTP parser refused (headers over Node's `maxHeaderSize`, 16 KB by default → 431; headers not
+ * complete within `headersTimeout` → 408 `request_timeout`; anything else malformed → 400)
  * in the endpoint's error format, as every other refusal, instead of Node's bare status line; then closes the
  * connection. Nothing is written when a response of that connection has already started.
  */
@@ -263,10 +276,13 @@ function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
+  const tooSlow = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'; // headers (or the request) past Node's deadline
+  const status = tooLarge ? 431 : tooSlow ? 408 : 400;
   const body: ErrorBody = tooLarge
     ? { message: `the request headers are larger than the server accepts (${Math.round(maxHeaderSize / 1024)} KB)`, type: 'invalid_request_error', code: 'headers_too_large' }
-    : { message: 'malformed HTTP request', type: 'invalid_request_error', code: 'invalid_request' };
+    : tooSlow
+      ? { message: 'the request did not arrive in time', type: 'invalid_request_error', code: 'request_timeout' }
+      : { message: 'malformed HTTP request', type: 'invalid_request_error', code: 'invalid_request' };
   const endpoint = /^[A-Z]+ \/chat\/(stream|sse)(?:[ ?]|$)/.exec(error.rawPacket?.toString('latin1', 0, 64) ?? '')?.[1];
   const { format } = CHAT_WIRES[wireOf(endpoint)];
   const type = format.headers['Content-Type'] ?? 'application/json';

@@ -17,7 +17,8 @@ export interface ChatEndpointsConfig extends ServingCoreConfig<IncomingMessage> 
   /**
    * Who a request comes from, for `maxConcurrentPerClient` (default `clientKeyOf(req, apiKeys configured)`). A
    * `GET /chat/sse?token=…` request counts by default as the client of its token's key; a custom `clientKey` is asked
-   * about it as about any request (it has no `Authorization` header).
+   * about it as about any request (it has no `Authorization` header). The same client is a route's `caller` (its
+   * breakers), when a custom `clientKey` or two or more keys tell clients apart.
    */
   clientKey?: (req: IncomingMessage) => string;
 }

@@ -4,6 +4,7 @@ import type { ChatCompletionChunk, ChunkChoice, Usage } from '../core/schemas/up
 import { chunkUsage } from './chunkUsage.js';
 import { deltaContent } from './deltaContent.js';
 import { deltaReasoning } from './deltaReasoning.js';
+import { isAnswerPiece } from './isAnswerPiece.js';
 import { isCutError } from './isCutError.js';
 
 /** What {@link continueAfterCut} asks its factory to continue. */
@@ -58,13 +59,6 @@ export interface ContinueAfterCutConfig {
 
 const hasReasoning = (choice: ChunkChoice): boolean =>
   choice.delta != null && (choice.delta.reasoning_content != null || choice.delta.reasoning != null);
-
-const isPiece = (delta: NonNullable<ChunkChoice['delta']>): boolean =>
-  (delta.content != null && delta.content !== '') ||
-  (delta.reasoning_content != null && delta.reasoning_content !== '') ||
-  (delta.reasoning != null && delta.reasoning !== '') ||
-  (delta.tool_calls?.length ?? 0) > 0 ||
-  (delta.refusal != null && delta.refusal !== '');
 
 const withoutReasoning = (chunk: ChatCompletionChunk): ChatCompletionChunk => ({
   ...chunk,
@@ -185,7 +179,7 @@ export function continueAfterCut(config: ContinueAfterCutConfig): MonoTypeOperat
             const first = chunk.choices.find((choice) => (choice.index ?? 0) === 0);
             const found = chunkUsage(chunk) ?? first?.usage ?? undefined;
             if (found != null) usage = found;
-            if (first?.delta != null && isPiece(first.delta)) pieces++;
+            if (first?.delta != null && isAnswerPiece(first.delta)) pieces++;
             if (failedReason !== undefined) return; // after a failed finish: only its usage counts
             if (chunk.choices.some((choice) => (choice.index ?? 0) !== 0)) blocked = true;
             let out = chunk;

@@ -80,6 +80,13 @@ export function retryOnTransient<T>(config: RetryOnTransientConfig | number = {}
       `retryOnTransient: \`count\` must be a non-negative integer, got ${String(policy.count)}. Use 0 to disable retries.`,
     );
   }
+  // A NaN (or a string from a config file) would make every wait NaN: the timer fires at once, the burst the floor
+  // exists to prevent.
+  if (typeof policy.minDelayMs !== 'number' || !Number.isFinite(policy.minDelayMs) || policy.minDelayMs < 0) {
+    throw new ConfigError(
+      `retryOnTransient: \`minDelayMs\` must be a finite number of ms ≥ 0, got ${String(policy.minDelayMs)}; omit it for ${DEFAULT_RETRY_POLICY.minDelayMs} (0: no floor).`,
+    );
+  }
   const scheduler = options.scheduler ?? asyncScheduler;
   const random = options.random ?? Math.random;
   const transient = options.isTransient ?? ((error: unknown) => isTransientError(error, policy));

@@ -1,7 +1,7 @@
 import { map, type Observable } from 'rxjs';
 import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
+import { restartEvent } from '../client/restartEvent.js';
 import type { ChatRequest } from '../core/schemas/index.js';
-import { serverSentEvent } from '../core/serverSentEvent.js';
 import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
 import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
@@ -35,7 +35,7 @@ export interface ServingWire {
 const sseFrames: ServingWire['call'] = (client, request, options) => {
   const chunks = client.stream(request, options);
   if (options.acceptRestart !== true) return chunks;
-  return chunks.pipe(map((data) => (data.restart === undefined ? data : serverSentEvent({ event: 'restart', data }))));
+  return chunks.pipe(map((data) => restartEvent(data) ?? data));
 };
 
 /**

@@ -4,7 +4,7 @@ import type { ChatCallOptions } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { ShutdownError } from '../core/errors.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
-import type { ChatRequest, Usage } from '../core/schemas/index.js';
+import type { ChatRequest } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
@@ -16,7 +16,7 @@ import { finishedReconnect } from './finishedReconnect.js';
 import { openAiModelList } from './openAiModelList.js';
 import { readChatQuery } from './readChatQuery.js';
 import { resolveServingSettings } from './resolveServingSettings.js';
-import { routeReportOf, type RouteReport } from './routeReportOf.js';
+import { routeReportOf } from './routeReportOf.js';
 import { SERVING_WIRES, type ChatWireFormat } from './SERVING_WIRES.js';
 import type { ServingCoreConfig } from './ServingCoreConfig.js';
 import { toChatRequestLog } from './toChatRequestLog.js';
@@ -54,6 +54,8 @@ export interface ServingCore<R = unknown> {
 interface Pending {
   /** Frees the client's place, unless the transport holds it (`ChatExchange.hold`). */
   release?: () => void;
+  /** The caller a route's breakers count this request's failures by: the client it was admitted as (`callerOf`). */
+  caller?: string;
 }
 
 /**
@@ -86,10 +88,6 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   const settings = resolveServingSettings(config);
   const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
   const clientKey = (exchange: ChatExchange<R>): string => (custom === undefined ? exchange.defaultClientKey(keys.length > 0) : custom(exchange.request));
-  // The caller a route's breakers count failures by: clients told apart by their keys (two or more), or by the
-  // configured `clientKey`. With one key or none every request may be one client's (or a proxy's address): no caller,
-  // and every failure counts, as an outage's must.
-  const byCaller = keys.length > 1 || custom !== undefined;
   let signal = shutdown?.signal ?? config.signal;
   if (shutdown !== undefined && config.signal !== undefined) {
     signal = AbortSignal.any([shutdown.signal, config.signal]);
@@ -120,6 +118,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const release = settings.admit(client);
     if (exchange.hold === undefined) pending.release = release;
     else exchange.hold(release);
+    // The caller a route's breakers count this request's failures by: the client it was admitted as (a token GET's
+    // too), when clients are told apart (`settings.callerOf`).
+    const caller = settings.callerOf(client, custom !== undefined);
+    if (caller !== undefined) pending.caller = caller;
   };
 
   /**
@@ -139,8 +141,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const demand = createDemandGate({ stallTimeoutMs });
     const refuseAll = draining();
     let model: string | undefined;
-    let usage: Usage | undefined;
-    let route: RouteReport | undefined;
+    let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
     // The heartbeat waits for the request: one written while its body still arrives would commit the 200, and its
     // refusal (400, 408, 413) would go in-band under it.
     let requestRead: () => void = () => undefined;
@@ -156,9 +157,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         model = request.model ?? client.model;
         if (exchange.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
         VALIDATED_CHAT_REQUESTS.add(request);
-        // Who asks lets a route's breakers tell one client's failures from an outage (see `byCaller`); a client may
+        // Who asks lets a route's breakers tell one client's failures from an outage (see `admit`); a client may
         // accept a restarted answer (`Chatflux-Accept-Restart`).
-        const options: ChatCallOptions = byCaller ? { demand, caller: clientKey(exchange) } : { demand };
+        const { caller } = pending;
+        const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
         if (acceptsRestart(exchange.header(ACCEPT_RESTART_HEADER))) options.acceptRestart = true;
         call(client, request, options).subscribe(subscriber);
       };
@@ -171,12 +173,13 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       log === undefined
         ? undefined
         : (value: unknown) => {
-            usage = usageOf(value) ?? usage;
-            route = routeReportOf(value) ?? route;
+            last = value;
           };
     const end = (outcome: WriteOutcome): void => {
       pending.release?.();
-      log?.(toChatRequestLog({ endpoint, method: exchange.method, started, outcome, model, usage, route, secrets, maxLogFieldChars }));
+      log?.(
+        toChatRequestLog({ endpoint, method: exchange.method, started, outcome, model, usage: usageOf(last), route: routeReportOf(last), secrets, maxLogFieldChars }),
+      );
       ended(outcome);
     };
     return {

@@ -8,8 +8,8 @@ import type { ChatRequest } from '../core/schemas/index.js';
 import { assertOneChoice } from './assertOneChoice.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
 import { authorizeBearer } from './authorizeBearer.js';
-import { bearerClientKey } from './bearerClientKey.js';
 import { bearerKey } from './bearerKey.js';
+import { clientKeyOfKey } from './clientKeyOfKey.js';
 import { createSseTokens, type SseToken, type SseTokens } from './createSseTokens.js';
 import type { ServingSettingsConfig } from './ServingSettingsConfig.js';
 
@@ -58,6 +58,18 @@ export interface ServingSettings {
    *   key is no longer configured (call only with `tokens`).
    */
   tokenClient(token: string, clientKey?: () => string): string;
+  /**
+   * The `caller` a route's circuit breakers count a request's failures by (`ChatCallOptions.caller`): the client it
+   * was admitted as (`admit`), when clients can be told apart: by their keys (two or more), or by a custom
+   * `clientKey`. With one key or none every request may be one client's (or a proxy's address): no caller, and every
+   * failure counts, as an outage's must. Both adapters pass the same client to `admit` and here, so a
+   * `GET /chat/sse?token=…` counts as its token's key, as a POST with that key does.
+   *
+   * @param client - The request's client, as admitted.
+   * @param customClientKey - The endpoints were given a `clientKey` of their own.
+   * @returns The caller, or `undefined` when clients cannot be told apart.
+   */
+  callerOf(client: string, customClientKey: boolean): string | undefined;
   /**
    * Answers `POST /chat/token`: a token for the request's key.
    *
@@ -136,8 +148,9 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
     tokenClient(token, clientKey) {
       const key = tokens?.verify(token);
       if (key === undefined) throw new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
-      return clientKey?.() ?? bearerClientKey(`Bearer ${key}`) ?? 'anonymous'; // (a key of spaces only is never accepted)
+      return clientKey?.() ?? clientKeyOfKey(key);
     },
+    callerOf: (client, customClientKey) => (keys.length > 1 || customClientKey ? client : undefined),
     requireTokens,
     issueToken(authorization) {
       const signer = requireTokens();

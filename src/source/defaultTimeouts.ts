@@ -7,8 +7,9 @@ export interface TimeoutsConfig {
   /** From subscription to the first data chunk (keep-alive comments do not count). */
   firstChunk?: number;
   /**
-   * Before the first data chunk: the longest stretch without a byte from the provider (its headers do not count, a
-   * `: keep-alive` comment does), from the request's start (a wait for a free connection does not count). A provider
+   * Before the first data chunk: the longest stretch without a sign of life from the provider — an SSE comment such as
+   * `: keep-alive` (its headers, and bytes of anything else, do not count) — from the request's start (a wait for a
+   * free connection does not count). A provider
    * that sends nothing is given up after it; one that queues and says so with keep-alive comments is waited for until
    * `firstChunk`. A `TimeoutError('first_chunk')`.
    */

@@ -107,3 +107,34 @@ describe.each(['deepseek', 'moonshot'] as const)('createChatClient against the %
     expect(emulator.requests).toHaveLength(3);
   });
 });
+
+describe('createChatClient: no per-chunk work for the silence deadline (its signs of life are the SSE comments)', () => {
+  let emulator: Emulator | undefined;
+  let client: ChatClient | undefined;
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await client?.close();
+    await emulator?.close();
+  });
+  /** The chunks of one answer of 200 tokens, written one by one 1 ms apart, and the clock reads meanwhile. */
+  const clockReads = async (timeouts: ChatClientConfig['timeouts']): Promise<{ chunks: number; reads: number }> => {
+    emulator = await startEmulator({ dialect: 'deepseek', seed: 7, scenario: 'tokens=200;pace=1' });
+    client = createChatClient({ provider: 'deepseek', baseUrl: emulator.url, apiKey: KEY, timeouts });
+    const { asyncScheduler } = await import('rxjs');
+    const now = jest.spyOn(asyncScheduler, 'now');
+    const chunks = (await lastValueFrom(client.chunks({ messages: MESSAGES }).pipe(toArray()))).length;
+    return { chunks, reads: now.mock.calls.length };
+  };
+
+  it('without a silence deadline (nor first-chunk and idle ones) the clock is not read per chunk', async () => {
+    const { chunks, reads } = await clockReads({ silence: 0, firstChunk: 0, idle: 0 });
+    expect(chunks).toBeGreaterThan(100);
+    expect(reads).toBeLessThan(5); // was one per upstream byte chunk
+  });
+
+  it('with one, only the idle deadline reads it per chunk (once), not the silence deadline', async () => {
+    const { chunks, reads } = await clockReads({ silence: 30_000, firstChunk: 0, idle: 60_000 });
+    expect(chunks).toBeGreaterThan(100);
+    expect(reads).toBeLessThanOrEqual(chunks + 5); // was about twice as many: one more per upstream byte chunk
+  });
+});

@@ -7,6 +7,7 @@
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { createChatRoute, type ChatRoute, type ChatRouteEvent, type ChatRouteTarget } from '../../src/client/createChatRoute';
 import { CapacityError, ConfigError } from '../../src/core/errors';
+import * as answerPiece from '../../src/operators/isAnswerPiece';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 
 const REQUEST = { messages: [{ role: 'user' as const, content: '你好' }] };
@@ -158,6 +159,24 @@ describe('createChatRoute', () => {
       await expect(failure).rejects.toThrow(/this chat route was closed/);
     }
     expect(events).toEqual([]);
+  });
+});
+
+describe('createChatRoute: no per-chunk work a call cannot use', () => {
+  afterEach(() => jest.restoreAllMocks());
+  it('only a call that can restart watches its chunks for delivered text: chunks() and stream() without acceptRestart do not', async () => {
+    const up = await emulator({ dialect: 'deepseek', scenario: 'tokens=40' });
+    const r = route({ targets: [{ baseUrl: up.url, model: 'deepseek-chat' }] });
+    const pieces = jest.spyOn(answerPiece, 'isAnswerPiece');
+    const chunks = await lastValueFrom(r.chunks(REQUEST).pipe(toArray()));
+    const once = pieces.mock.calls.length;
+    expect(once).toBeLessThanOrEqual(chunks.length); // continueAfterCut's count of pieces only (was twice: the restart's watch)
+    pieces.mockClear();
+    await lastValueFrom(r.stream(REQUEST).pipe(toArray()));
+    expect(pieces.mock.calls.length).toBe(once);
+    pieces.mockClear();
+    await lastValueFrom(r.stream(REQUEST, { acceptRestart: true }).pipe(toArray()));
+    expect(pieces.mock.calls.length).toBeGreaterThan(once); // this one can restart: it watches
   });
 });
 
@@ -357,11 +376,67 @@ describe('createChatRoute: Failover II (probes, first-token budget, budget of at
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  // A target that cuts every answer after 30 of its 60 tokens, and takes no prefill: each cut is restarted (json()).
+  const CUTTING = 'tokens=60;pace=2;reset-after=30';
+  const cutting = async (config: Partial<Parameters<typeof createChatRoute>[0]>): Promise<{ up: Emulator; error: unknown; events: ChatRouteEvent[] }> => {
+    const up = await emulator({ dialect: 'deepseek', scenario: CUTTING });
+    const events: ChatRouteEvent[] = [];
+    const r = route({ breaker: false, ...config, targets: [{ baseUrl: up.url, model: 'deepseek-chat', name: 'c', prefill: false }], onEvent: (e) => events.push(e) });
+    const error = await firstValueFrom(r.json(REQUEST)).then(() => undefined, (e: unknown) => e);
+    return { up, error, events };
+  };
+  const cuts = (events: ChatRouteEvent[]): number => events.filter((e) => e.type === 'attempt' && e.outcome === 'cut').length;
+
+  it('maxAttempts: 1 and a target that keeps cutting: exactly 1 upstream request, no restart, the cut surfaces', async () => {
+    const { up, error, events } = await cutting({ maxAttempts: 1 });
+    expect(up.requests).toHaveLength(1); // 4 before: each of the 3 continuations' restarts ignored the budget
+    expect(error).toMatchObject({ code: 'network' });
+    expect(cuts(events)).toBe(1);
+  });
+
+  it('restarts are bounded by maxAttempts > 1 (fewer than maxContinuations allows)', async () => {
+    const { up, error, events } = await cutting({ maxAttempts: 3, maxContinuations: 10 });
+    expect(up.requests).toHaveLength(3); // 11 without the budget: the first answer and 10 restarts
+    expect(error).toMatchObject({ code: 'network' });
+    expect(cuts(events)).toBe(3);
+  });
+
+  it('a continuation is an attempt: maxAttempts 2, a primary that cuts and a fallback whose continuation cuts too: 2 requests in all', async () => {
+    const primary = await emulator({ dialect: 'deepseek', seed: 3, scenario: CUTTING });
+    const fallback = await emulator({ dialect: 'deepseek', seed: 3, scenario: 'tokens=60;pace=2;reset-after=5' });
+    const r = route({
+      breaker: false,
+      maxAttempts: 2,
+      targets: [
+        { baseUrl: primary.url, model: 'deepseek-chat', name: 'p', prefill: 'deepseek' },
+        { baseUrl: fallback.url, model: 'deepseek-chat', name: 'f', prefill: 'deepseek' },
+      ],
+    });
+    await expect(lastValueFrom(r.stream(REQUEST).pipe(toArray()))).rejects.toMatchObject({ code: 'network' });
+    expect([primary.requests.length, fallback.requests.length]).toEqual([1, 1]); // 3 with maxAttempts 3: p continues
+  });
+
+  it('deadlineMs is a total deadline from the call\'s start: an answer cut after it is not restarted', async () => {
+    // The cut comes after 30 tokens 20 ms apart (≥ 600 ms), past a 300 ms total deadline.
+    const up = await emulator({ dialect: 'deepseek', scenario: 'tokens=60;pace=20;reset-after=30' });
+    const r = route({ breaker: false, deadlineMs: 300, targets: [{ baseUrl: up.url, model: 'deepseek-chat', prefill: false }] });
+    await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ code: 'network' });
+    expect(up.requests).toHaveLength(1);
+  });
+
+  it('cutDeadlineMs starts again at each cut: a long answer cut after it is still restarted (within maxContinuations)', async () => {
+    const up = await emulator({ dialect: 'deepseek', scenario: 'tokens=60;pace=20;reset-after=30' });
+    const r = route({ breaker: false, cutDeadlineMs: 300, maxContinuations: 1, targets: [{ baseUrl: up.url, model: 'deepseek-chat', prefill: false }] });
+    await expect(firstValueFrom(r.json(REQUEST))).rejects.toMatchObject({ code: 'network' });
+    expect(up.requests).toHaveLength(2); // the restart started within 300 ms of the cut
+  });
+
   it('refuses a bad maxAttempts or deadlineMs at creation', () => {
     const targets = [{ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }];
     expect(() => route({ targets, maxAttempts: 0 })).toThrow(/createChatRoute: `maxAttempts`/);
     expect(() => route({ targets, maxAttempts: 1.5 })).toThrow(ConfigError);
     expect(() => route({ targets, deadlineMs: -1 })).toThrow(/createChatRoute: `deadlineMs`/);
+    expect(() => route({ targets, cutDeadlineMs: Number.NaN })).toThrow(/createChatRoute: `cutDeadlineMs`/);
   });
 
   it("one caller's failing requests do not open the breakers for another caller", async () => {

@@ -27,17 +27,18 @@ const routesFile = (text: string): string => {
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('loadRoutes (CHATFLUX_ROUTES / CHATFLUX_ROUTES_FILE)', () => {
-  it('reads a request budget (maxAttempts, deadlineMs), the breaker\'s distinctCallers and a target\'s silence; refuses them out of range', () => {
+  it('reads a request budget (maxAttempts, deadlineMs, cutDeadlineMs), the breaker\'s distinctCallers and a target\'s silence; refuses them out of range', () => {
     const routes = {
       chat: {
         targets: [{ provider: 'deepseek', timeouts: { silence: 10_000 } }],
         maxAttempts: 4,
         deadlineMs: 30_000,
+        cutDeadlineMs: 20_000,
         breaker: { distinctCallers: 3 },
       },
     };
     expect(loadRoutes({ CHATFLUX_ROUTES: JSON.stringify(routes) })).toEqual(routes);
-    for (const bad of [{ maxAttempts: 0 }, { maxAttempts: 51 }, { deadlineMs: -1 }, { breaker: { distinctCallers: 0 } }]) {
+    for (const bad of [{ maxAttempts: 0 }, { maxAttempts: 51 }, { deadlineMs: -1 }, { cutDeadlineMs: -1 }, { breaker: { distinctCallers: 0 } }]) {
       expect(() => loadRoutes({ CHATFLUX_ROUTES: JSON.stringify({ chat: { ...routes.chat, ...bad } }) })).toThrow(ConfigError);
     }
   });

@@ -1,9 +1,8 @@
 import { startServer, type TestServer } from './startServer';
 
 /**
- * An OpenAI-compatible upstream on 127.0.0.1 that answers 500 to a body holding "poison" (or to every body while
- * `state.down`), else a short streamed answer ("ok"): one client's bad requests beside a healthy target, for the
- * breakers' caller tests.
+ * An OpenAI-compatible upstream that answers 500 to a body holding "poison" (or to every body while `state.down`),
+ * else a short streamed answer ("ok"): one client's requests that a provider chokes on, for the breakers' caller tests.
  */
 export function startPoisonUpstream(state: { down: boolean }): Promise<TestServer> {
   return startServer((req, res) => {

@@ -48,13 +48,16 @@ export const SUITE_KEY = 'suite-gateway-key-0123456789';
 /** The upstream API key of {@link wireTargetClientConfig}: it must never reach a client or a log line. */
 export const UPSTREAM_KEY = 'sk-emulator-upstream-key-42';
 
-/** The client config the suite's servers must use: the emulator, no retries, first chunk 1 s, idle 500 ms. */
+/**
+ * The client config the suite's servers must use: the emulator, no retries, first chunk 2.5 s (a busy machine can take
+ * over a second to the first chunk of a healthy answer), idle 500 ms.
+ */
 export const wireTargetClientConfig = (emulatorUrl: string, model: string): ChatClientConfig => ({
   baseUrl: emulatorUrl,
   model,
   apiKey: UPSTREAM_KEY,
   retry: 0,
-  timeouts: { firstChunk: 1000, idle: 500 },
+  timeouts: { firstChunk: 2500, idle: 500 },
 });
 
 const MODEL: Record<EmulatorDialect, string> = { deepseek: 'deepseek-chat', moonshot: 'moonshot-v1-8k', openai: 'gpt-4o-mini' };
@@ -215,7 +218,7 @@ export function describeWireContract(
     });
 
     it.each(ENDPOINTS)('%s: an upstream that sends no first chunk in time becomes 504', async (endpoint) => {
-      expectErrorBeforeCommit(await ask(endpoint, 'queue=3000'), endpoint, 504, 'timeout');
+      expectErrorBeforeCommit(await ask(endpoint, 'queue=6000'), endpoint, 504, 'timeout');
     });
 
     it('/chat/json: a failure after some chunks still gets a real status (502, then 504 on a stall)', async () => {

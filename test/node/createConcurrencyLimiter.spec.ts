@@ -60,6 +60,9 @@ describe('clientKeyOf', () => {
     expect(key).not.toContain('gw-secret');
     expect(clientKeyOf(req('Bearer gw-secret-key-123', '10.0.0.8'), true)).toBe(key);
     expect(clientKeyOf(req('Bearer other'), true)).not.toBe(key);
+    // read as the key check reads the header (`bearerKey`): spaces around the one key allowed, two words are no key
+    expect(clientKeyOf(req('bearer \tgw-secret-key-123 '), true)).toBe(key);
+    expect(clientKeyOf(req('Bearer gw-secret-key-123 other'), true)).toBe('addr:10.0.0.7');
   });
 
   it('is the remote address otherwise', () => {

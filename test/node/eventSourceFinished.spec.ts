@@ -4,60 +4,32 @@
  * carries a day-long `retry:` and an `id:`; a reconnect naming that id gets 204, which stops an `EventSource` (WHATWG
  * HTML §9.2.3). Served by the node core through the Express router, read by the `eventsource` npm package.
  */
-import { EventSource } from 'eventsource';
-import type { ChatRequestLog, ChatRouterConfig } from '../../src/express/chatRouter';
+import type { ChatRouterConfig } from '../../src/express/chatRouter';
 import { fetchSseToken } from '../helpers/fetchSseToken';
 import { rawRequest } from '../helpers/rawRequest';
 import { startExpressChat } from '../helpers/startExpressChat';
-import { startRetryStrippingProxy, type RetryStrippingProxy } from '../helpers/startRetryStrippingProxy';
+import { startRetryStrippingProxy } from '../helpers/startRetryStrippingProxy';
 import type { TestServer } from '../helpers/startServer';
 import { waitFor } from '../helpers/streamSources';
-import { useEmulatedClient } from '../helpers/useEmulatedClient';
+import {
+  EVENT_SOURCE_HELLO as HELLO,
+  EVENT_SOURCE_Q as Q,
+  EVENT_SOURCE_WINDOW_MS as WINDOW_MS,
+  gotDone,
+  useEventSourceSuite,
+} from '../helpers/useEventSourceSuite';
 import { EVENT_SOURCE_DONE, expectEventSourceAnswer, expectSseAnswer } from '../helpers/wireAssertions';
 
-const HELLO = { messages: [{ role: 'user', content: 'hi' }] };
-const Q = encodeURIComponent(JSON.stringify(HELLO));
-/** Longer than two of an EventSource's default reconnect delays (3 s): a reconnect would have happened in it. */
-const WINDOW_MS = 8000;
 const KEY = 'event-source-suite-key-0123456789';
 
-const upstream = useEmulatedClient();
+const { upstream, logs, closeAfter, open, upstreamCalls } = useEventSourceSuite();
 let server: TestServer | undefined;
-let proxy: RetryStrippingProxy | undefined;
-const logs: ChatRequestLog[] = [];
-const sources: EventSource[] = [];
-afterEach(async () => {
-  for (const source of sources.splice(0)) source.close();
-  await proxy?.close();
-  await server?.close();
-  proxy = server = undefined;
-  logs.length = 0;
-});
 
 const serve = async (config: Partial<ChatRouterConfig> = {}): Promise<string> => {
-  server = await startExpressChat({ client: upstream.client, heartbeatMs: 0, log: (entry) => logs.push(entry), ...config });
+  server = closeAfter(await startExpressChat({ client: upstream.client, heartbeatMs: 0, log: (entry) => logs.push(entry), ...config }));
   return server.url;
 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** What an EventSource saw: its messages' data and last event ids, its error events' codes. */
-interface Seen {
-  source: EventSource;
-  messages: Array<{ data: string; lastEventId: string }>;
-  errors: Array<number | undefined>;
-}
-
-/** Opens an EventSource on `url` and records what it sees; it is never closed by the test's page logic. */
-const open = (url: string): Seen => {
-  const source = new EventSource(url);
-  sources.push(source);
-  const seen: Seen = { source, messages: [], errors: [] };
-  source.onmessage = (event) => seen.messages.push({ data: String(event.data), lastEventId: event.lastEventId });
-  source.addEventListener('error', (event) => seen.errors.push((event as unknown as { code?: number }).code));
-  return seen;
-};
-const gotDone = (seen: Seen): boolean => seen.messages.some((message) => message.data === '[DONE]');
-const upstreamCalls = (): number => upstream.emulator.requests.length;
 
 describe('GET /chat/sse and a finished EventSource', () => {
   it('ends with [DONE] carrying an id and a day-long retry; POST /chat/sse keeps its bytes', async () => {
@@ -116,7 +88,7 @@ describe('GET /chat/sse and a finished EventSource', () => {
 
   it('the eventsource package, told no retry (a proxy drops it): its reconnect gets 204 and it stops', async () => {
     const url = await serve({ apiKeys: [KEY] });
-    proxy = await startRetryStrippingProxy(url);
+    const proxy = closeAfter(await startRetryStrippingProxy(url));
     const { token } = await fetchSseToken(url, KEY);
     const before = upstreamCalls();
     const seen = open(`${proxy.url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);

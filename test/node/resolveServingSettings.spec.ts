@@ -2,6 +2,7 @@ import { CapacityError, ConfigError, RequestError } from '../../src/core/errors'
 import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../../src/serve/DEFAULT_WRITE_STALL_TIMEOUT_MS';
 import { resolveServingSettings } from '../../src/serve/resolveServingSettings';
 import { bearerClientKey } from '../../src/serve/bearerClientKey';
+import { clientKeyOfKey } from '../../src/serve/clientKeyOfKey';
 
 const SECRET = 'a-token-secret-of-16+';
 
@@ -64,11 +65,20 @@ describe('resolveServingSettings', () => {
     const { token } = settings.issueToken('Bearer key-1');
     // the client of its key, as a request with the key in its Authorization header counts; a custom key's when given
     expect(settings.tokenClient(token)).toBe(bearerClientKey('Bearer key-1'));
+    expect(settings.tokenClient(token)).toBe(clientKeyOfKey('key-1'));
     expect(settings.tokenClient(token, () => 'custom')).toBe('custom');
     expect(() => settings.issueToken('Bearer key-2')).toThrow(new RequestError('unauthorized', 'missing or invalid API key (send it in the Authorization header, scheme Bearer)'));
     const refusal = new RequestError('unauthorized', 'invalid or expired token: get a new one from POST /chat/token (with the API key)');
     expect(() => settings.tokenClient(`${token}x`)).toThrow(refusal);
     expect(() => settings.tokenClient(`${token}x`)).toThrow(RequestError);
+  });
+
+  it("names a request's admitted client as the breakers' caller only when clients can be told apart", () => {
+    // two keys or more, or a custom clientKey: the client; one key or none: nobody (every failure counts)
+    expect(resolveServingSettings({ apiKeys: ['k1', 'k2'] }).callerOf('key:x', false)).toBe('key:x');
+    expect(resolveServingSettings({ apiKeys: ['k1'] }).callerOf('key:x', false)).toBeUndefined();
+    expect(resolveServingSettings({}).callerOf('addr:1', false)).toBeUndefined();
+    expect(resolveServingSettings({}).callerOf('custom', true)).toBe('custom');
   });
 
   it.each([

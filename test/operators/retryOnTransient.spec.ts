@@ -314,6 +314,14 @@ describe('retryOnTransient', () => {
     expect(events).toEqual([{ attempt: 1, delayMs: 300, error: expect.any(UpstreamHttpError) }]);
   });
 
+  it('a wrong minDelayMs (NaN, negative, Infinity, a string from a config file) is a ConfigError naming it, not waits of NaN', () => {
+    for (const minDelayMs of [Number.NaN, -1, Infinity, '200' as unknown as number]) {
+      expect(() => retryOnTransient({ minDelayMs })).toThrow(ConfigError);
+      expect(() => retryOnTransient({ minDelayMs })).toThrow(/`minDelayMs` must be a finite number of ms ≥ 0.*omit it for 200/);
+    }
+    expect(() => retryOnTransient({ minDelayMs: 0 })).not.toThrow();
+  });
+
   it('a wrong count is a ConfigError that says how to fix it', () => {
     expect(() => retryOnTransient({ count: -1 })).toThrow(ConfigError);
     expect(() => retryOnTransient(1.5)).toThrow(/non-negative integer/);

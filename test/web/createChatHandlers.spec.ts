@@ -10,8 +10,11 @@ import { createChatClient, type ChatClient } from '../../src/client/createChatCl
 import { createChatRoute } from '../../src/client/createChatRoute';
 import { chatRouter } from '../../src/express/chatRouter';
 import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/testing/startEmulator';
+import { createChatHandlers } from '../../src/web/createChatHandlers';
+import { fetchSseToken } from '../helpers/fetchSseToken';
 import { promptBound } from '../helpers/promptBound';
 import { rawRequest, type RawResponse } from '../helpers/rawRequest';
+import { startPoisonUpstream } from '../helpers/startPoisonUpstream';
 import { startHonoChat, type HonoChat } from './startHonoChat';
 
 const KEY = 'web-handlers-key-0123456789';
@@ -234,6 +237,43 @@ describe("a route's restart (Chatflux-Accept-Restart), as the node core serves i
       await new Promise((resolve) => server.close(resolve));
       await route.close();
       await Promise.all([cutting.close(), healthy.close()]);
+    }
+  });
+});
+
+describe("a route's breakers count failures by caller, as the node core's: one client cannot open them for everyone", () => {
+  it("key A's poisoned POSTs, GET /chat/sse?token=… and /v1/chat/completions count as one caller (its key's): key B is still served by the primary", async () => {
+    const [KEY_A, KEY_B] = ['web-poison-key-a-0123456789', 'web-poison-key-b-0123456789'];
+    const state = { down: false };
+    const upstreams = [await startPoisonUpstream(state), await startPoisonUpstream(state)];
+    const route = createChatRoute({
+      breaker: { consecutiveFailures: 5, coolDownMs: 60_000 },
+      targets: upstreams.map((u, i) => ({ baseUrl: `${u.url}/v1`, model: 'm', name: `t${i}`, retry: false })),
+    });
+    const config = { client: route, apiKeys: [KEY_A, KEY_B], heartbeatMs: 0 };
+    const web = await startHonoChat(config, (app) => {
+      const openAi = createChatHandlers(config);
+      app.post('/v1/chat/completions', (c) => openAi.completions(c.req.raw));
+    });
+    try {
+      const { token } = await fetchSseToken(web.url, KEY_A);
+      const asA = { authorization: `Bearer ${KEY_A}` };
+      for (let i = 0; i < 2; i++) {
+        const body = { messages: [{ role: 'user', content: `poison ${i}` }] };
+        expect((await rawRequest(`${web.url}/chat/json`, { headers: asA, body })).status).toBe(502);
+        const get = await rawRequest(`${web.url}/chat/sse?token=${encodeURIComponent(token)}&q=${encodeURIComponent(JSON.stringify(body))}`);
+        expect(get.body).toMatch(/^event: error\n/m);
+        expect((await rawRequest(`${web.url}/v1/chat/completions`, { headers: asA, body: { ...body, model: 'm' } })).status).toBe(502);
+      }
+      // Every one of the 6 requests reached both targets (no breaker open yet).
+      expect(upstreams.map((u) => u.requests.length)).toEqual([6, 6]);
+      const b = await rawRequest(`${web.url}/chat/json`, { headers: { authorization: `Bearer ${KEY_B}` }, body: { messages: [{ role: 'user', content: 'hello' }] } });
+      expect(b.status).toBe(200);
+      expect((JSON.parse(b.body) as { attempts?: Array<{ target: string; outcome: string }> }).attempts?.map((a) => `${a.target}:${a.outcome}`)).toEqual(['t0:completed']);
+    } finally {
+      await web.close();
+      await route.close();
+      await Promise.all(upstreams.map((u) => u.close()));
     }
   });
 });

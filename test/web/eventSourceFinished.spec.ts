@@ -3,46 +3,30 @@
  * router, started beside them with the same options, is the reference): the same final frame, the same 204 for a
  * reconnect naming it, read by the `eventsource` npm package.
  */
-import { EventSource } from 'eventsource';
-import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
 import { rawRequest } from '../helpers/rawRequest';
 import { startExpressChat } from '../helpers/startExpressChat';
-import { startRetryStrippingProxy, type RetryStrippingProxy } from '../helpers/startRetryStrippingProxy';
-import type { TestServer } from '../helpers/startServer';
+import { startRetryStrippingProxy } from '../helpers/startRetryStrippingProxy';
 import { waitFor } from '../helpers/streamSources';
-import { useEmulatedClient } from '../helpers/useEmulatedClient';
+import {
+  EVENT_SOURCE_HELLO as HELLO,
+  EVENT_SOURCE_Q as Q,
+  EVENT_SOURCE_WINDOW_MS as WINDOW_MS,
+  gotDone,
+  useEventSourceSuite,
+} from '../helpers/useEventSourceSuite';
 import { visibleResponse as visible } from '../helpers/visibleResponse';
 import { EVENT_SOURCE_DONE, expectEventSourceAnswer, expectSseAnswer } from '../helpers/wireAssertions';
-import { startHonoChat, type HonoChat } from './startHonoChat';
+import { startHonoChat } from './startHonoChat';
 
-const HELLO = { messages: [{ role: 'user', content: 'hi' }] };
-const Q = encodeURIComponent(JSON.stringify(HELLO));
-/** Longer than two of an EventSource's default reconnect delays (3 s): a reconnect would have happened in it. */
-const WINDOW_MS = 8000;
-
-const upstream = useEmulatedClient();
-let web: HonoChat | undefined;
-let router: TestServer | undefined;
-let proxy: RetryStrippingProxy | undefined;
-const logs: ChatRequestLog[] = [];
-const sources: EventSource[] = [];
-afterEach(async () => {
-  for (const source of sources.splice(0)) source.close();
-  await proxy?.close();
-  await web?.close();
-  await router?.close();
-  proxy = web = router = undefined;
-  logs.length = 0;
-});
+const { upstream, logs, closeAfter, open, upstreamCalls } = useEventSourceSuite();
 
 const serve = async (): Promise<{ web: string; router: string }> => {
   const options = { client: upstream.client, heartbeatMs: 0 };
-  web = await startHonoChat({ ...options, log: (entry) => logs.push(entry) });
-  router = await startExpressChat(options);
+  const web = closeAfter(await startHonoChat({ ...options, log: (entry) => logs.push(entry) }));
+  const router = closeAfter(await startExpressChat(options));
   return { web: web.url, router: router.url };
 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const upstreamCalls = (): number => upstream.emulator.requests.length;
 
 describe('createChatHandlers: GET /chat/sse and a finished EventSource', () => {
   it('ends with the router’s final frame (id, day-long retry, [DONE]); POST /chat/sse keeps its bytes', async () => {
@@ -71,24 +55,19 @@ describe('createChatHandlers: GET /chat/sse and a finished EventSource', () => {
 
   it('the eventsource package: after [DONE] it does not reconnect; told no retry, its reconnect gets 204 and it stops', async () => {
     const urls = await serve();
-    proxy = await startRetryStrippingProxy(urls.web);
+    const proxy = closeAfter(await startRetryStrippingProxy(urls.web));
     const before = upstreamCalls();
-    const direct = new EventSource(`${urls.web}/chat/sse?q=${Q}`);
-    const viaProxy = new EventSource(`${proxy.url}/chat/sse?q=${Q}`);
-    sources.push(direct, viaProxy);
-    const done = new Set<EventSource>();
-    const codes: Array<number | undefined> = [];
-    for (const source of [direct, viaProxy]) source.onmessage = (event) => void (event.data === '[DONE]' && done.add(source));
-    viaProxy.addEventListener('error', (event) => codes.push((event as unknown as { code?: number }).code));
-    await waitFor(() => done.size === 2 && viaProxy.readyState === viaProxy.CLOSED, 20_000);
-    expect(codes.at(-1)).toBe(204);
+    const direct = open(`${urls.web}/chat/sse?q=${Q}`);
+    const viaProxy = open(`${proxy.url}/chat/sse?q=${Q}`);
+    await waitFor(() => gotDone(direct) && gotDone(viaProxy) && viaProxy.source.readyState === viaProxy.source.CLOSED, 20_000);
+    expect(viaProxy.errors.at(-1)).toBe(204);
     await sleep(WINDOW_MS);
     expect(upstreamCalls()).toBe(before + 2); // one answer each, never replayed
     expect(proxy.proxied.map((request) => [request.headers['last-event-id'], request.status])).toEqual([
       [undefined, 200],
       ['done', 204],
     ]);
-    expect(direct.readyState).toBe(direct.CONNECTING); // waiting a day to come back (then: 204)
+    expect(direct.source.readyState).toBe(direct.source.CONNECTING); // waiting a day to come back (then: 204)
     expect(logs.map((entry) => entry.status)).toEqual([200, 200, 204]);
   }, 40_000);
 });
