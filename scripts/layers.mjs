@@ -1,7 +1,7 @@
 // The layers of src/, lowest first: each folder may import only the folders it names (and itself).
 // docs/ARCHITECTURE.md draws the same table; eslint.config.mjs turns it into import-x/no-restricted-paths zones.
 const BELOW_CLIENT = ['core', 'operators', 'wire', 'source', 'telemetry'];
-const BELOW_ADAPTERS = [...BELOW_CLIENT, 'client', 'node'];
+const BELOW_ADAPTERS = [...BELOW_CLIENT, 'client', 'serve', 'node'];
 
 /** @type {Record<string, readonly string[]>} */
 export const LAYERS = {
@@ -11,10 +11,11 @@ export const LAYERS = {
   source: ['core'],
   telemetry: ['core'],
   client: BELOW_CLIENT,
-  node: [...BELOW_CLIENT, 'client'],
+  serve: [...BELOW_CLIENT, 'client'],
+  node: [...BELOW_CLIENT, 'client', 'serve'],
   express: BELOW_ADAPTERS,
   nestjs: BELOW_ADAPTERS,
-  web: BELOW_ADAPTERS,
+  web: [...BELOW_CLIENT, 'client', 'serve'],
   testing: ['core'],
   gateway: [...BELOW_ADAPTERS, 'express', 'nestjs', 'web', 'testing'],
 };

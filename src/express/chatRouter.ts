@@ -2,9 +2,9 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import { createChatClient, type ChatClient, type ChatClientConfig } from '../client/createChatClient.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createChatEndpoints, type ChatEndpointsConfig } from '../node/createChatEndpoints.js';
-import { toRequestError } from '../node/toRequestError.js';
+import { toRequestError } from '../serve/toRequestError.js';
 
-export type { ChatEndpoint, ChatRequestLog } from '../node/ChatRequestLog.js';
+export type { ChatEndpoint, ChatRequestLog } from '../serve/ChatRequestLog.js';
 
 /**
  * Options of {@link chatRouter}: those of the serving core (`createChatEndpoints`: keys, body and query limits,
@@ -35,7 +35,7 @@ const WIRES: readonly ChatWireFormat[] = ['json', 'ndjson', 'sse'];
  * An Express 5 router serving the spec's three endpoints over a chat client: `POST /chat/json`, `POST /chat/stream`,
  * `POST /chat/sse`, and `GET /chat/sse?q=<url-encoded JSON request>` for browsers' `EventSource`; and OpenAI's
  * `POST /v1/chat/completions` and `GET /v1/models`, for every OpenAI client (`baseURL: 'http://host:port/v1'`). A thin adapter:
- * each route hands Express's `req`/`res` (node's, underneath) to the serving core, `createChatEndpoints`.
+ * each route hands Express's `req`/`res` (node's, underneath) to the node endpoints, `createChatEndpoints` (on the serving core, `createServingCore`).
  *
  * 1. Keys (when configured): `Authorization: Bearer <key>`, compared in constant time; else 401.
  * 2. `Content-Type: application/json` (else 415); body up to `bodyLimit` (else 413); valid JSON matching the

@@ -10,7 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { ChatRequestLog } from '../node/ChatRequestLog.js';
+import type { ChatRequestLog } from '../serve/ChatRequestLog.js';
 import type { TelemetryConfig } from '../telemetry/TelemetryConfig.js';
 
 /** The gateway's own OpenTelemetry: providers, the Prometheus exporter, and its per-request instruments. */

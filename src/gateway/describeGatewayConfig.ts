@@ -1,5 +1,5 @@
-import { DEFAULT_TOKEN_TTL_MS as TOKEN_TTL_MS } from '../node/DEFAULT_TOKEN_TTL_MS.js';
-import { DEFAULT_WRITE_STALL_TIMEOUT_MS as WRITE_STALL_TIMEOUT_MS } from '../node/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
+import { DEFAULT_TOKEN_TTL_MS as TOKEN_TTL_MS } from '../serve/DEFAULT_TOKEN_TTL_MS.js';
+import { DEFAULT_WRITE_STALL_TIMEOUT_MS as WRITE_STALL_TIMEOUT_MS } from '../serve/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 import { DEFAULT_RETRY_POLICY } from '../core/retryPolicy.js';
 import { DEFAULT_MAX_ANSWER_CHARS } from '../operators/defaultMaxAnswerChars.js';
 import { DEFAULT_TIMEOUTS } from '../source/defaultTimeouts.js';

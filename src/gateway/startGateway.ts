@@ -22,7 +22,7 @@ import { crossOriginPolicy } from './crossOriginPolicy.js';
 import { pageSecurityHeaders } from './pageSecurityHeaders.js';
 import { presetRequestFields } from './presetRequestFields.js';
 import pino, { type DestinationStream } from 'pino';
-import { matchesBearerKey } from '../node/matchesBearerKey.js';
+import { matchesBearerKey } from '../serve/matchesBearerKey.js';
 import { createGatewayTelemetry } from './createGatewayTelemetry.js';
 
 /** A running gateway. */

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Inject, NotFoundException, Post, Req, Res, S
 import type { ChatClient } from '../client/createChatClient.js';
 import type { ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createChatEndpoints, type ChatEndpoints } from '../node/createChatEndpoints.js';
-import type { WriteOutcome } from '../node/WriteOutcome.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { CHAT_ROUTE, CHATFLUX_CLIENT, CHATFLUX_MODULE_CONFIG } from './chatflux.constants.js';
 import type { ChatfluxModuleConfig, ChatRoute } from './chatflux.interfaces.js';
 import { ChatfluxShutdown } from './chatflux.shutdown.js';
@@ -15,7 +15,7 @@ import { nodeRequest, rawResponse } from './chatflux.utilities.js';
  * `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models` — or, when the prefix already ends in `v1`
  * (`'v1'`, `'api/v1'`), `POST {prefix}/chat/completions` and `GET {prefix}/models`: where an OpenAI client whose base
  * URL is `…/{prefix}` asks, never `/v1/v1/…`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
- * passthrough) and hands them to the serving core (`createChatEndpoints`, the Express router's too), so Nest adds
+ * passthrough) and hands them to the node endpoints (`createChatEndpoints` on the serving core, the Express router's too), so Nest adds
  * nothing to the wire: neither its 201 for POST nor its SSE plumbing.
  *
  * @param prefix The path prefix (`''` for none).

@@ -4,7 +4,7 @@ import { throwError } from 'rxjs';
 import { isChatfluxError, RequestError } from '../core/errors.js';
 import { PUBLIC_ERROR_RESPONSE, type PublicErrorResponse } from '../core/publicErrorResponse.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
-import { toRequestError } from '../node/toRequestError.js';
+import { toRequestError } from '../serve/toRequestError.js';
 import { CHAT_ROUTE } from './chatflux.constants.js';
 import type { ChatRoute, ChatWireConfig } from './chatflux.interfaces.js';
 import { rawResponse } from './chatflux.utilities.js';

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
 import type { ChatClient, ChatClientConfig } from '../client/createChatClient.js';
 import type { WriteResponseConfig } from '../node/writeResponse.js';
-import type { ChatRequestLog } from '../node/ChatRequestLog.js';
+import type { ChatRequestLog } from '../serve/ChatRequestLog.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 
 /**

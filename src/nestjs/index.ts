@@ -6,7 +6,7 @@
  * `chatflux.pipe.ts`, `chatflux.constants.ts`, `chatflux.providers.ts`, `chatflux.interfaces.ts`,
  * `chatflux.shutdown.ts`, `chatflux.utilities.ts`): here the house rule "one export per file, named after it" yields
  * to it, so that a Nest developer finds each piece where Nest puts it. The serving itself is not here: the module's
- * routes call the serving core of `src/node/` (`createChatEndpoints`), as Express's `chatRouter` does.
+ * routes call the node endpoints (`createChatEndpoints`, on the serving core of `src/serve/`), as Express's `chatRouter` does.
  * Re-exports only. For NestJS 10, 11 and 12, on the Express and Fastify platforms.
  * @packageDocumentation
  * @module chatflux/nestjs

@@ -1,106 +1,37 @@
 import type { ServerResponse } from 'node:http';
-import { map, type Observable } from 'rxjs';
-import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
-import { restartEvent } from '../client/restartEvent.js';
-import type { ChatRequest } from '../core/schemas/index.js';
+import type { Observable } from 'rxjs';
+import { SERVING_WIRES, type ChatWireFormat, type ServingWire } from '../serve/SERVING_WIRES.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
-import { JSON_WIRE } from '../wire/JSON_WIRE.js';
-import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
 import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
 import { OPENAI_WIRE } from '../wire/OPENAI_WIRE.js';
-import { SSE_WIRE } from '../wire/SSE_WIRE.js';
-import type { WireFormat } from '../wire/WireFormat.js';
-import { toChatCompletion } from '../operators/toChatCompletion.js';
-import { toChatCompletionChunks } from '../operators/toChatCompletionChunks.js';
-import type { ChatEndpoint } from './ChatRequestLog.js';
 import { sendJson } from './sendJson.js';
 import { sendNdjson } from './sendNdjson.js';
 import { sendSse } from './sendSse.js';
-import type { WriteOutcome } from './WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 
-/**
- * The three wires of the downstream contract: `json` (`/chat/json`, one object), `ndjson` (`/chat/stream`, one
- * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`); `eventsource`, the `sse` wire
- * of `GET /chat/sse` (a browser's `EventSource`), whose final frame also says not to reconnect; and the two of OpenAI's
- * `/v1/chat/completions`: `openai` (one `chat.completion`) and `openai-sse` (`chat.completion.chunk`s, `"stream": true`).
- */
-export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'eventsource' | 'openai' | 'openai-sse';
+export type { ChatWireFormat } from '../serve/SERVING_WIRES.js';
 
-/** Everything that differs between the three endpoints: see {@link CHAT_WIRES}. */
-export interface ChatWire {
-  /** The endpoint's path. */
-  endpoint: ChatEndpoint;
-  /** The formatter of its bytes (`src/wire/`): the same object its operator face (`toSse`, `toNdjson`) writes with. */
-  format: WireFormat<unknown>;
+/** Everything that differs between the endpoints over `node:http`: the serving core's wire, and its writer. */
+export interface ChatWire extends ServingWire {
   /** The HTTP writer (`sendJson`, `sendNdjson`, `sendSse`); options a wire has no use for are ignored. */
   send(res: ServerResponse, source: Observable<unknown>, config: WriteResponseConfig): Promise<WriteOutcome>;
-  /** The client method whose result the endpoint serves (`json`, `stream`; `/chat/sse` writes `stream` as SSE frames). */
-  call(client: ChatClient, request: ChatRequest, options: ChatCallOptions): Observable<unknown>;
 }
 
 const sendEventSource: ChatWire['send'] = (res, source, config) => writeResponse(res, source, EVENT_SOURCE_WIRE, config);
-/** `client.stream()` for the SSE wires: the chunks as they are, a restart chunk as `event: restart`. */
-const sseFrames: ChatWire['call'] = (client, request, options) => {
-  const chunks = client.stream(request, options);
-  if (options.acceptRestart !== true) return chunks;
-  return chunks.pipe(map((data) => restartEvent(data) ?? data));
-};
-
 const sendOpenAiJson: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_JSON_WIRE, config);
 const sendOpenAi: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_WIRE, config);
 
 /**
- * THE wire → writer table: for each wire, its path, its formatter, its writer and the client call behind it. The
- * serving core (`createChatEndpoints`, hence Express's `chatRouter` and NestJS's module), the NestJS decorators and
- * filter, and the gateway's refusals all choose here — nowhere else.
+ * THE wire → writer table of `node:http`: the serving core's table (`SERVING_WIRES`: path, formatter, client call)
+ * with each wire's writer. The node adapter (`createChatEndpoints`, hence Express's `chatRouter` and NestJS's module),
+ * the NestJS decorators and filter, and the gateway's refusals all choose here — nowhere else.
  */
 export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
-  json: {
-    endpoint: '/chat/json',
-    format: JSON_WIRE,
-    send: sendJson,
-    call: (client, request, options) => client.json(request, options),
-  },
-  ndjson: {
-    endpoint: '/chat/stream',
-    format: NDJSON_WIRE,
-    send: sendNdjson,
-    call: (client, request, options) => client.stream(request, options),
-  },
-  sse: {
-    endpoint: '/chat/sse',
-    format: SSE_WIRE,
-    send: sendSse,
-    // `client.stream()` in SSE_WIRE's frames: the bytes of `client.sse()` (`data: <json>`), without a ServerSentEvent
-    // made per chunk only to be taken apart by the writer; a restart (for a caller who accepts one) as `event: restart`.
-    call: (client, request, options) => sseFrames(client, request, options),
-  },
-  // GET /chat/sse: the same frames, ended by a final frame that tells an EventSource not to reconnect.
-  eventsource: {
-    endpoint: '/chat/sse',
-    format: EVENT_SOURCE_WIRE,
-    send: sendEventSource,
-    call: (client, request, options) => sseFrames(client, request, options),
-  },
-  // OpenAI's endpoint makes the same client calls as /chat/json and /chat/stream (retries, failover, timeouts apply
-  // alike), then only reshapes their answers.
-  openai: {
-    endpoint: '/v1/chat/completions',
-    format: OPENAI_JSON_WIRE,
-    send: sendOpenAiJson,
-    call: (client, request, options) => client.json(request, options).pipe(toChatCompletion()),
-  },
-  'openai-sse': {
-    endpoint: '/v1/chat/completions',
-    format: OPENAI_WIRE,
-    send: sendOpenAi,
-    call: (client, request, options) =>
-      client.stream(request, options).pipe(
-        toChatCompletionChunks({
-          model: request.model ?? client.model ?? 'unknown',
-          includeUsage: (request as { stream_options?: { include_usage?: unknown } | null }).stream_options?.include_usage === true,
-        }),
-      ),
-  },
+  json: { ...SERVING_WIRES.json, send: sendJson },
+  ndjson: { ...SERVING_WIRES.ndjson, send: sendNdjson },
+  sse: { ...SERVING_WIRES.sse, send: sendSse },
+  eventsource: { ...SERVING_WIRES.eventsource, send: sendEventSource },
+  openai: { ...SERVING_WIRES.openai, send: sendOpenAiJson },
+  'openai-sse': { ...SERVING_WIRES['openai-sse'], send: sendOpenAi },
 };

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { bearerClientKey } from './bearerClientKey.js';
+import { bearerClientKey } from '../serve/bearerClientKey.js';
 
 /**
  * Who a request comes from, for a per-client limit (`createConcurrencyLimiter`): its Bearer key when `byKey` (the

@@ -8,13 +8,13 @@ export { sendJson, type SendJsonConfig } from './sendJson.js';
 export { sendNdjson, type SendNdjsonConfig } from './sendNdjson.js';
 export { sendSse, type SendSseConfig } from './sendSse.js';
 export type { WireFormat } from '../wire/WireFormat.js';
-export type { WriteOutcome } from './WriteOutcome.js';
+export type { WriteOutcome } from '../serve/WriteOutcome.js';
 export { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 export {
   createConcurrencyLimiter,
   type ConcurrencyLimiter,
   type ConcurrencyLimiterConfig,
-} from './createConcurrencyLimiter.js';
+} from '../serve/createConcurrencyLimiter.js';
 export { clientKeyOf } from './clientKeyOf.js';
-export { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
-export { createSseTokens, type SseToken, type SseTokens, type SseTokensConfig } from './createSseTokens.js';
+export { acceptsRestart, ACCEPT_RESTART_HEADER } from '../serve/acceptsRestart.js';
+export { createSseTokens, type SseToken, type SseTokens, type SseTokensConfig } from '../serve/createSseTokens.js';

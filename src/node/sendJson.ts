@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Mono } from '../core/types.js';
 import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import type { WireFormat } from '../wire/WireFormat.js';
-import type { WriteOutcome } from './WriteOutcome.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 
 /** Options of {@link sendJson}: a demand gate is pointless for one value, heartbeats do not apply. */

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Flux } from '../core/types.js';
 import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
 import type { WireFormat } from '../wire/WireFormat.js';
-import type { WriteOutcome } from './WriteOutcome.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 
 /** Options of {@link sendNdjson}. NDJSON has no comment syntax, so there is no heartbeat. */

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Flux, ServerSentEvent } from '../core/types.js';
 import { SSE_WIRE } from '../wire/SSE_WIRE.js';
-import type { WriteOutcome } from './WriteOutcome.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { writeResponse, type WriteResponseConfig } from './writeResponse.js';
 
 /** Options of {@link sendSse}. */

@@ -2,37 +2,17 @@ import type { ServerResponse } from 'node:http';
 import type { Observable } from 'rxjs';
 import type { DemandGate } from '../core/createDemandGate.js';
 import type { WireFormat } from '../wire/WireFormat.js';
-import { createResponseWriter } from './createResponseWriter.js';
-import type { ResponseSink } from './ResponseSink.js';
-import type { WriteOutcome } from './WriteOutcome.js';
+import { createResponseWriter, type ResponseWriterConfig } from '../serve/createResponseWriter.js';
+import type { ResponseSink } from '../serve/ResponseSink.js';
+import type { WriteOutcome } from '../serve/WriteOutcome.js';
 
-/** Options of {@link writeResponse} and of the `send*` writers. */
-export interface WriteResponseConfig {
+/** Options of {@link writeResponse} and of the `send*` writers: the writer's own (`ResponseWriterConfig`) and the demand gate. */
+export interface WriteResponseConfig extends Omit<ResponseWriterConfig, 'name' | 'onSettle'> {
   /**
    * The demand gate shared with the upstream source: closed when `res.write()` returns `false`, opened again on
    * `'drain'` or `'close'`. Pass the same gate to the chat client so a slow client pauses the upstream read.
    */
   demand?: DemandGate;
-  /**
-   * Ends the response early: before the commit with the error status of `signal.reason`, after it with the in-band
-   * error frame. Used for graceful shutdown: abort with a `ShutdownError` (503 `shutting_down` + `Retry-After`); a
-   * reason that is not an `Error`, or the default `AbortError` of `controller.abort()`, counts as one.
-   */
-  signal?: AbortSignal;
-  /** Literal secrets (API keys, gateway keys) to redact from error messages, whatever their shape. */
-  secrets?: readonly string[];
-  /** Silence (ms) after which the heartbeat is written, when the format has one; `0` disables. Default 15000. */
-  heartbeatMs?: number;
-  /** Called once with each value before it is written (logging, metrics). */
-  onValue?: (value: unknown) => void;
-  /** Called each time the format's heartbeat is written (`: ping`, `: keep-alive`), for a metric. */
-  onHeartbeat?: () => void;
-  /**
-   * No heartbeat before this settles: pass the promise of the request being read and checked when the source reads
-   * it, so that its refusal (400, 408, 413) keeps its status — a heartbeat commits the 200. Default: the heartbeat
-   * runs from the start.
-   */
-  heartbeatAfter?: PromiseLike<unknown>;
 }
 
 const flush = (res: ServerResponse): void => (res as ServerResponse & { flush?: () => void }).flush?.();

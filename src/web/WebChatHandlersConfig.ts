@@ -1,11 +1,11 @@
-import type { ChatEndpointsConfig } from '../node/createChatEndpoints.js';
+import type { ServingCoreConfig } from '../serve/ServingCoreConfig.js';
 
 /**
- * Options of `createChatHandlers`: those of the node serving core (`chatRouter`, `ChatfluxModule.forRoot`), except
- * `shutdown`, with `clientKey` reading a web `Request`; `log` receives the node core's entry (one per request of the
+ * Options of `createChatHandlers`: those of the serving core (`createServingCore`; `chatRouter`'s and
+ * `ChatfluxModule.forRoot`'s too), with `clientKey` reading a web `Request`; `log` receives the node endpoints' entry (one per request of the
  * three endpoints).
  */
-export interface WebChatHandlersConfig extends Omit<ChatEndpointsConfig, 'clientKey' | 'shutdown'> {
+export interface WebChatHandlersConfig extends ServingCoreConfig<Request> {
   /**
    * Who a request comes from, for `maxConcurrentPerClient`. Default: its Bearer key when `apiKeys` are configured;
    * otherwise a web `Request` carries no client address, so every request counts as one client (`'anonymous'`) —

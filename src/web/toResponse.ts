@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
-import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
-import { createResponseWriter } from '../node/createResponseWriter.js';
-import type { ResponseSink } from '../node/ResponseSink.js';
+import { SERVING_WIRES, type ChatWireFormat } from '../serve/SERVING_WIRES.js';
+import { createResponseWriter } from '../serve/createResponseWriter.js';
+import type { ResponseSink } from '../serve/ResponseSink.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import type { ToResponseConfig } from './ToResponseConfig.js';
 
@@ -39,7 +39,7 @@ const HIGH_WATER_MARK = 16 * 1024;
  * ```
  *
  * @param source - The values to send; unsubscribed on cancel, abort or end.
- * @param wire - `'json'`, `'ndjson'` or `'sse'` (`CHAT_WIRES`), or a {@link WireFormat} of your own.
+ * @param wire - `'json'`, `'ndjson'` or `'sse'` (`SERVING_WIRES`), or a {@link WireFormat} of your own.
  * @param config - Demand gate, abort signal, secrets, heartbeat interval, callbacks.
  * @returns The response, once its status is known (never rejects).
  */
@@ -48,7 +48,7 @@ export function toResponse<T>(
   wire: ChatWireFormat | WireFormat<T>,
   config: ToResponseConfig = {},
 ): Promise<Response> {
-  const format = (typeof wire === 'string' ? CHAT_WIRES[wire].format : wire) as WireFormat<T>;
+  const format = (typeof wire === 'string' ? SERVING_WIRES[wire].format : wire) as WireFormat<T>;
   const { demand, requestSignal, onEnd } = config;
   const encoder = new TextEncoder();
   return new Promise<Response>((resolve) => {

@@ -86,6 +86,12 @@ describe('the layer rules (scripts/layers.mjs through eslint.config.mjs)', () =>
         { code: eCode, filePath: e },
         { code: fCode, filePath: f },
         { code: gCode, filePath: g },
+        // serve/ → node/: the serving core sees no transport.
+        { code: "import { writeResponse } from '../node/writeResponse.js';\n\nexport const planted = writeResponse;\n", filePath: join(ROOT, 'src/serve/planted.ts') },
+        // web/ → node/: the web handlers stand on the core, not on node's adapter.
+        { code: "import { readJsonBody } from '../node/readJsonBody.js';\n\nexport const planted = readJsonBody;\n", filePath: join(ROOT, 'src/web/planted.ts') },
+        // node/ → serve/: allowed (the control).
+        { code: "import { createServingCore } from '../serve/createServingCore.js';\n\nexport const planted = createServingCore;\n", filePath: join(ROOT, 'src/node/planted.ts') },
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -104,6 +110,12 @@ describe('the layer rules (scripts/layers.mjs through eslint.config.mjs)', () =>
 
   it('an import in the allowed direction passes', () => {
     expect(results[2]).toEqual([]);
+  });
+
+  it('the serving core (src/serve/) may not import a transport (src/node/), nor src/web/ the node adapter', () => {
+    expect(results[9]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/serve\/ may not import node\//);
+    expect(results[10]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/web\/ may not import node\//);
+    expect(results[11]).toEqual([]);
   });
 
   it('a two-file circle is reported by import-x/no-cycle', () => {

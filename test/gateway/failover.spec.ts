@@ -12,7 +12,7 @@ import type { LlmClientOutput, LlmClientOutputChunk, RouteAttempt } from '../../
 import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
 import type { GatewayRoute, GatewayRouteTarget } from '../../src/gateway/loadRoutes';
 import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
-import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
+import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { fetchSseToken } from '../helpers/fetchSseToken';

@@ -1,4 +1,4 @@
-import { createSseTokens } from '../../src/node/createSseTokens';
+import { createSseTokens } from '../../src/serve/createSseTokens';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 

@@ -1,5 +1,5 @@
 import { EventSource } from 'eventsource';
-import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
+import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
 import { useEmulatedClient, type EmulatedClient } from './useEmulatedClient';
 
 /** What an EventSource saw: its messages' data and last event ids, its error events' codes. */

@@ -3,7 +3,7 @@
  * statuses, headers and bodies of the Express router (the reference, started beside it with the same options), and
  * the module's `log` option.
  */
-import type { ChatRequestLog } from '../../src/node/ChatRequestLog.js';
+import type { ChatRequestLog } from '../../src/serve/ChatRequestLog.js';
 import { ChatfluxModule } from '../../src/nestjs/index.js';
 import type { ChatfluxModuleConfig } from '../../src/nestjs/chatflux.interfaces.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';

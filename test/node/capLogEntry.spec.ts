@@ -3,8 +3,8 @@
  * message quotes it) does not write a log line of its own size.
  */
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
-import type { ChatRequestLog } from '../../src/node/ChatRequestLog.js';
-import { capLogEntry } from '../../src/node/capLogEntry.js';
+import type { ChatRequestLog } from '../../src/serve/ChatRequestLog.js';
+import { capLogEntry } from '../../src/serve/capLogEntry.js';
 import { startExpressRouter } from '../nestjs/startNestApp.js';
 import { rawRequest } from '../helpers/rawRequest.js';
 

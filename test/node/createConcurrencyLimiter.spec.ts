@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isConfigError } from '../../src/core/errors';
 import { clientKeyOf } from '../../src/node/clientKeyOf';
-import { createConcurrencyLimiter } from '../../src/node/createConcurrencyLimiter';
+import { createConcurrencyLimiter } from '../../src/serve/createConcurrencyLimiter';
 
 describe('createConcurrencyLimiter', () => {
   it('lets each client run maxPerClient requests at once, independently of the others', () => {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { ConfigError } from '../../src/core/errors';
-import { createSseTokens } from '../../src/node/createSseTokens';
+import { createSseTokens } from '../../src/serve/createSseTokens';
 import { respelledSignatures } from '../helpers/forgedSseTokens';
 
 const SECRET = 'a-token-secret-of-16+chars';

@@ -1,4 +1,4 @@
-import { matchesBearerKey } from '../../src/node/matchesBearerKey';
+import { matchesBearerKey } from '../../src/serve/matchesBearerKey';
 
 describe('matchesBearerKey', () => {
   const keys = ['key-one-123', 'key-two-456'];

@@ -1,8 +1,8 @@
 import { CapacityError, ConfigError, RequestError } from '../../src/core/errors';
-import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../../src/node/DEFAULT_WRITE_STALL_TIMEOUT_MS';
-import { resolveServingSettings } from '../../src/node/resolveServingSettings';
-import { bearerClientKey } from '../../src/node/bearerClientKey';
-import { clientKeyOfKey } from '../../src/node/clientKeyOfKey';
+import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../../src/serve/DEFAULT_WRITE_STALL_TIMEOUT_MS';
+import { resolveServingSettings } from '../../src/serve/resolveServingSettings';
+import { bearerClientKey } from '../../src/serve/bearerClientKey';
+import { clientKeyOfKey } from '../../src/serve/clientKeyOfKey';
 
 const SECRET = 'a-token-secret-of-16+';
 

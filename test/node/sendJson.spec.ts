@@ -1,7 +1,7 @@
 import { NEVER, Observable, of, throwError, timer, map } from 'rxjs';
 import { RequestError, TimeoutError, UpstreamHttpError } from '../../src/core/errors';
 import { sendJson } from '../../src/node/sendJson';
-import type { WriteOutcome } from '../../src/node/WriteOutcome';
+import type { WriteOutcome } from '../../src/serve/WriteOutcome';
 import { rawRequest } from '../helpers/rawRequest';
 import { startServer, type TestServer } from '../helpers/startServer';
 import { expectErrorBeforeCommit, expectSuccessHeaders } from '../helpers/wireAssertions';

@@ -1,7 +1,7 @@
 import { concat, EMPTY, NEVER, Observable, of, throwError, timer, map } from 'rxjs';
 import { RequestError, UpstreamStreamError } from '../../src/core/errors';
 import { sendNdjson } from '../../src/node/sendNdjson';
-import type { WriteOutcome } from '../../src/node/WriteOutcome';
+import type { WriteOutcome } from '../../src/serve/WriteOutcome';
 import { createDemandGate } from '../../src/core/createDemandGate';
 import { promptBound } from '../helpers/promptBound';
 import { controlledRequest, rawRequest } from '../helpers/rawRequest';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { concat, EMPTY, NEVER, Observable, of, throwError, timer, map } from 'rxjs';
 import { AbortedError, TimeoutError, UpstreamHttpError } from '../../src/core/errors';
 import { sendSse } from '../../src/node/sendSse';
-import type { WriteOutcome } from '../../src/node/WriteOutcome';
+import type { WriteOutcome } from '../../src/serve/WriteOutcome';
 import { serverSentEvent } from '../../src/core/serverSentEvent';
 import { createChatClient } from '../../src/client/createChatClient';
 import { createDemandGate } from '../../src/core/createDemandGate';

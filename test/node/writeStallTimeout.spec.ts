@@ -8,7 +8,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
-import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
+import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
 import { createChatEndpoints } from '../../src/node/createChatEndpoints';
 
 const STALL_MS = 300;

@@ -3,7 +3,7 @@
  * from the node core's options, so it must be called as the node core calls it — once per heartbeat written, with the
  * endpoint's path — not accepted and then ignored.
  */
-import type { ChatEndpoint } from '../../src/node/ChatRequestLog';
+import type { ChatEndpoint } from '../../src/serve/ChatRequestLog';
 import { rawRequest } from '../helpers/rawRequest';
 import { useEmulatedClient } from '../helpers/useEmulatedClient';
 import { startHonoChat, type HonoChat } from './startHonoChat';

@@ -8,7 +8,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
 import { chatRouter } from '../../src/express/chatRouter';
-import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
+import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
 import { createChatHandlers } from '../../src/web/createChatHandlers';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';

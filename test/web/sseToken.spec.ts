@@ -2,7 +2,7 @@
  * The web handlers' `POST /chat/token` and `GET /chat/sse?token=…` (Hono on `@hono/node-server`), answered with the
  * statuses, headers and bodies of the Express router (the reference, started beside it with the same options).
  */
-import type { ChatRequestLog } from '../../src/node/ChatRequestLog';
+import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
 import type { WebChatHandlersConfig } from '../../src/web/WebChatHandlersConfig';
 import { fetchSseToken } from '../helpers/fetchSseToken';
 import { forgedSseTokens } from '../helpers/forgedSseTokens';

@@ -86,9 +86,9 @@ export interface ServingSettings {
 }
 
 /**
- * Resolves the serving options once, for the node serving core (`createChatEndpoints`) and the web handlers
- * (`createChatHandlers`): the defaults, the redacted secrets, the request limits and policy, the per-client limiter
- * and the `EventSource` token signer — and the refusals built on them, so both answer with the same messages.
+ * Resolves the serving options once, for the serving core (`createServingCore`), whatever the transport: the
+ * defaults, the redacted secrets, the request limits and policy, the per-client limiter and the `EventSource` token
+ * signer — and the refusals built on them, so every transport answers with the same messages.
  *
  * A wrong option is refused here, when the endpoints are created, in this order: the request limits, the request
  * policy, `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`, then the durations

@@ -2,8 +2,9 @@ import type { RequestLimitsConfig } from '../core/requestLimits.js';
 import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 
 /**
- * What `resolveServingSettings` reads: the options the node serving core (`ChatEndpointsConfig`) and the web handlers
- * (`WebChatHandlersConfig`) share, declared here so that the settings do not import the endpoints that use them.
+ * What `resolveServingSettings` reads: the serving core's options (`ServingCoreConfig`, hence `ChatEndpointsConfig`
+ * and `WebChatHandlersConfig`) that have a default, a bound or state built from them, declared here so that the
+ * settings do not import the core that uses them.
  */
 export interface ServingSettingsConfig {
   /** Accepted downstream Bearer keys; empty or absent: the endpoints are open. */

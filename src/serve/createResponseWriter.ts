@@ -6,22 +6,29 @@ import type { WireFormat } from '../wire/WireFormat.js';
 import type { ResponseSink } from './ResponseSink.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 
-/** Options of {@link createResponseWriter}: the platform-neutral part of `WriteResponseConfig` and `ToResponseConfig`. */
+/**
+ * Options of {@link createResponseWriter}: the platform-neutral part of `WriteResponseConfig` (node) and
+ * `ToResponseConfig` (web), which are made of it.
+ */
 export interface ResponseWriterConfig {
-  /** Ends the response early with its reason (a `ShutdownError` when the reason is not an `Error` or is an `AbortError`). */
+  /**
+   * Ends the response early: before the commit with the error status of `signal.reason`, after it with the in-band
+   * error frame. Used for graceful shutdown: abort with a `ShutdownError` (503 `shutting_down` + `Retry-After`); a
+   * reason that is not an `Error`, or the default `AbortError` of `controller.abort()`, counts as one.
+   */
   signal?: AbortSignal;
-  /** Literal secrets to redact from error messages. */
+  /** Literal secrets (API keys, gateway keys) to redact from error messages, whatever their shape. */
   secrets?: readonly string[];
   /** Silence (ms) after which the format's heartbeat is written; `0` (or `Infinity`) disables. Default 15000. */
   heartbeatMs?: number;
-  /** Called once with each value before it is written. */
+  /** Called once with each value before it is written (logging, metrics). */
   onValue?: (value: unknown) => void;
-  /** Called each time the format's heartbeat is written (to count keep-alives without looking at every write). */
+  /** Called each time the format's heartbeat is written (`: ping`, `: keep-alive`), for a metric without a look at every write. */
   onHeartbeat?: () => void;
   /**
-   * No heartbeat before this settles (the serving core's: the request is read and checked). A heartbeat commits the
-   * 200, so one written while the request body still arrives would turn its refusal (400, 408, 413) into an in-band
-   * error under a 200. Default: the heartbeat runs from the start.
+   * No heartbeat before this settles: pass the promise of the request being read and checked when the source reads
+   * it (as the serving core does), so that its refusal (400, 408, 413) keeps its status — a heartbeat commits the 200.
+   * Default: the heartbeat runs from the start.
    */
   heartbeatAfter?: PromiseLike<unknown>;
   /** Names the writer in the misuse errors of a `json` source (`sendJson`, `toResponse(…, "json")`). */

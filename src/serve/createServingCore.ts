@@ -1,0 +1,267 @@
+import { setMaxListeners } from 'node:events';
+import { defer, Observable, of } from 'rxjs';
+import type { ChatCallOptions } from '../client/createChatClient.js';
+import { createDemandGate } from '../core/createDemandGate.js';
+import { ShutdownError } from '../core/errors.js';
+import { parseChatRequest } from '../core/parseChatRequest.js';
+import type { ChatRequest } from '../core/schemas/index.js';
+import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
+import { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
+import { assertJsonContentType } from './assertJsonContentType.js';
+import { assertOneChoice } from './assertOneChoice.js';
+import { authorizeBearer } from './authorizeBearer.js';
+import type { ChatExchange } from './ChatExchange.js';
+import type { ChatReply, ReplyOptions } from './ChatReply.js';
+import { finishedReconnect } from './finishedReconnect.js';
+import { openAiModelList } from './openAiModelList.js';
+import { readChatQuery } from './readChatQuery.js';
+import { resolveServingSettings } from './resolveServingSettings.js';
+import { routeReportOf } from './routeReportOf.js';
+import { SERVING_WIRES, type ChatWireFormat } from './SERVING_WIRES.js';
+import type { ServingCoreConfig } from './ServingCoreConfig.js';
+import { toChatRequestLog } from './toChatRequestLog.js';
+import { tokenParameter } from './tokenParameter.js';
+import { toRequestError } from './toRequestError.js';
+import { usageOf } from './usageOf.js';
+import type { WriteOutcome } from './WriteOutcome.js';
+
+/** The serving core's entries, one per endpoint: see {@link createServingCore}. */
+export interface ServingCore<R = unknown> {
+  /**
+   * `POST /chat/json`, `/chat/stream` or `/chat/sse`: key (401), client limit (429), media type (415), body (413, 408,
+   * 400), schema (400), `n` (400), then the client's answer on `wire`.
+   */
+  post(wire: ChatWireFormat, exchange: ChatExchange<R>): ChatReply;
+  /**
+   * `GET /chat/sse?q=` (and `HEAD` of it): a reconnect of a finished answer gets 204 (`noContent`); else key or
+   * `token` (401), client limit (429), `q` (400, 413; without it the `demoRequest`), schema (400), on the
+   * `eventsource` wire.
+   *
+   * @param q - The `q` query parameter as the transport parsed it (a string, an array when repeated, or `undefined`).
+   */
+  query(exchange: ChatExchange<R>, q: unknown): ChatReply;
+  /** OpenAI's `POST /v1/chat/completions`: the checks of `post`, then the `openai-sse` or `openai` wire by `stream`. */
+  completions(exchange: ChatExchange<R>): Promise<ChatReply>;
+  /** OpenAI's `GET /v1/models`: key (401), then the model list. */
+  models(exchange: ChatExchange<R>): ChatReply;
+  /** `POST /chat/token`: key (401), then `{ token, expiresAt }` with `Cache-Control: no-store`; without keys, 400. */
+  token(exchange: ChatExchange<R>): ChatReply;
+  /** Whether `token` has tokens to give (`apiKeys` are configured). */
+  readonly servesTokens: boolean;
+}
+
+/** The state of one request across its checks and its answer. */
+interface Pending {
+  /** Frees the client's place, unless the transport holds it (`ChatExchange.hold`). */
+  release?: () => void;
+  /** The caller a route's breakers count this request's failures by: the client it was admitted as (`callerOf`). */
+  caller?: string;
+}
+
+/**
+ * THE serving core of every endpoint, written once for every transport: node's `createChatEndpoints` (hence
+ * Express's `chatRouter` and NestJS's `ChatfluxModule`) and the web handlers (`createChatHandlers`: Hono, Next.js,
+ * Bun, Deno) make their request into a {@link ChatExchange} and write the {@link ChatReply} it answers with, so every
+ * transport answers with the same checks, statuses, messages, bytes and log entries.
+ *
+ * ```text
+ * exchange ─► shutting down? 503 ─► key? 401 ─► client under its limit? 429 ─► application/json? 415
+ *          ─► body (exchange.readBody) 413/408/400/415 ─► parseChatRequest 400 ─► n > 1? 400
+ *          ─► SERVING_WIRES[wire].call(client) ─► reply { wire, source, demand, heartbeatAfter, end } ─► log entry
+ * ```
+ *
+ * 1. Every refusal is an error of the reply's source, so it is written by the same writer as the answer: a real
+ *    status, the endpoint's error format, `WWW-Authenticate` on 401, `Retry-After` on 429 and 503.
+ * 2. Each request gets its own demand gate, shared by the client (the upstream read) and the writer.
+ * 3. The request is validated once: the client takes the parsed request as it is (`VALIDATED_CHAT_REQUESTS`).
+ * 4. `log` receives one entry per request of the chat endpoints and OpenAI's completions, refusals included.
+ * 5. With a `shutdown`, a request while it drains gets 503 `shutting_down` and `Connection: close`; every response
+ *    is tracked until its reply's `end`.
+ *
+ * @param config - The client and the endpoints' options.
+ * @returns The core's entries.
+ * @throws ConfigError naming a wrong option (see `resolveServingSettings`).
+ */
+export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<R> {
+  const { client, shutdown, log, onHeartbeat } = config;
+  const custom = config.clientKey;
+  const settings = resolveServingSettings(config);
+  const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
+  const clientKey = (exchange: ChatExchange<R>): string => (custom === undefined ? exchange.defaultClientKey(keys.length > 0) : custom(exchange.request));
+  let signal = shutdown?.signal ?? config.signal;
+  if (shutdown !== undefined && config.signal !== undefined) {
+    signal = AbortSignal.any([shutdown.signal, config.signal]);
+    setMaxListeners(0, signal); // one `abort` listener per response in flight
+  }
+  const shared: ReplyOptions = { secrets, ...(signal === undefined ? {} : { signal }), heartbeatMs: settings.heartbeatMs };
+  /** Each wire's writer options, made once: with its own `onHeartbeat` (no closure per request). */
+  const wireOptions = new Map<ChatWireFormat, ReplyOptions>();
+  const optionsOf = (wire: ChatWireFormat): ReplyOptions => {
+    let made = wireOptions.get(wire);
+    if (made === undefined) {
+      const { endpoint } = SERVING_WIRES[wire];
+      made = onHeartbeat === undefined ? shared : { ...shared, onHeartbeat: () => onHeartbeat(endpoint) };
+      wireOptions.set(wire, made);
+    }
+    return made;
+  };
+  const draining = (): boolean => shutdown?.isDraining === true;
+  /** Counts a response in the shutdown until `end` is called; returns that `end`. */
+  const tracked = (): ((outcome: WriteOutcome) => void) => {
+    if (shutdown === undefined) return () => undefined;
+    let ended: (outcome: WriteOutcome) => void = () => undefined;
+    void shutdown.track(new Promise<WriteOutcome>((resolve) => (ended = resolve)));
+    return (outcome) => ended(outcome);
+  };
+  /** Admits one more request of `client` until its response closes (the transport's hold) or ends, or refuses it (429). */
+  const admit = (exchange: ChatExchange<R>, pending: Pending, client: string): void => {
+    const release = settings.admit(client);
+    if (exchange.hold === undefined) pending.release = release;
+    else exchange.hold(release);
+    // The caller a route's breakers count this request's failures by: the client it was admitted as (a token GET's
+    // too), when clients are told apart (`settings.callerOf`).
+    const caller = settings.callerOf(client, custom !== undefined);
+    if (caller !== undefined) pending.caller = caller;
+  };
+
+  /**
+   * Serves one request on `wire`: `read` resolves with the valid request or rejects with the refusal to send.
+   * `started`: when the request came; `ended`: its shutdown tracking (OpenAI's endpoint reads its body before it
+   * knows its wire, and tracks from the start).
+   */
+  const serve = (
+    wire: ChatWireFormat,
+    exchange: ChatExchange<R>,
+    pending: Pending,
+    read: () => Promise<ChatRequest> | ChatRequest,
+    started = performance.now(),
+    ended = tracked(),
+  ): ChatReply => {
+    const { endpoint, call } = SERVING_WIRES[wire];
+    const demand = createDemandGate({ stallTimeoutMs });
+    const refuseAll = draining();
+    let model: string | undefined;
+    let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
+    // The heartbeat waits for the request: one written while its body still arrives would commit the 200, and its
+    // refusal (400, 408, 413) would go in-band under it.
+    let requestRead: () => void = () => undefined;
+    const heartbeatAfter = new Promise<void>((resolve) => (requestRead = resolve));
+    // The checks, then the client's answer subscribed with the writer's own subscriber: no operator between the
+    // client and the writer, so each chunk costs what it costs without the core.
+    const source = new Observable<unknown>((subscriber) => {
+      const answer = async (): Promise<void> => {
+        if (refuseAll) throw new ShutdownError();
+        const request = await read();
+        requestRead();
+        if (subscriber.closed) return;
+        model = request.model ?? client.model;
+        if (exchange.method === 'HEAD') return subscriber.complete(); // GET's status and headers; the upstream is not called
+        VALIDATED_CHAT_REQUESTS.add(request);
+        // Who asks lets a route's breakers tell one client's failures from an outage (see `admit`); a client may
+        // accept a restarted answer (`Chatflux-Accept-Restart`).
+        const { caller } = pending;
+        const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
+        if (acceptsRestart(exchange.header(ACCEPT_RESTART_HEADER))) options.acceptRestart = true;
+        call(client, request, options).subscribe(subscriber);
+      };
+      answer().catch((error: unknown) => {
+        exchange.refused?.();
+        subscriber.error(error);
+      });
+    });
+    const onValue =
+      log === undefined
+        ? undefined
+        : (value: unknown) => {
+            last = value;
+          };
+    const end = (outcome: WriteOutcome): void => {
+      pending.release?.();
+      log?.(
+        toChatRequestLog({ endpoint, method: exchange.method, started, outcome, model, usage: usageOf(last), route: routeReportOf(last), secrets, maxLogFieldChars }),
+      );
+      ended(outcome);
+    };
+    return {
+      wire,
+      source,
+      demand,
+      heartbeatAfter,
+      ...(onValue === undefined ? {} : { onValue }),
+      options: optionsOf(wire),
+      ...(refuseAll ? { headers: { Connection: 'close' } } : {}),
+      end,
+    };
+  };
+  /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
+  const readPost = async (exchange: ChatExchange<R>, pending: Pending): Promise<ChatRequest> => {
+    authorizeBearer(exchange.header('authorization'), keys);
+    admit(exchange, pending, clientKey(exchange));
+    assertJsonContentType(exchange.header('content-type'), exchange.hasBody);
+    let body: unknown;
+    try {
+      body = await exchange.readBody(bodyLimit, bodyTimeoutMs);
+    } catch (error) {
+      throw toRequestError(error, bodyLimit) ?? error;
+    }
+    return parseChatRequest(body, config.model, parseConfig);
+  };
+  /** A reply of one value on the `json` or `openai` wire, checked by `answer` (not logged); `track`: in the shutdown. */
+  const single = (wire: 'json' | 'openai', answer: () => unknown, track: boolean, headers?: Record<string, string>): ChatReply => ({
+    wire,
+    source: defer(() => of(answer())),
+    options: shared,
+    ...(headers === undefined ? {} : { headers }),
+    end: track ? tracked() : () => undefined,
+  });
+
+  return {
+    post: (wire, exchange) => {
+      const pending: Pending = {};
+      return serve(wire, exchange, pending, async () => settings.checkChoices(await readPost(exchange, pending)));
+    },
+    completions: async (exchange) => {
+      const started = performance.now();
+      const ended = tracked();
+      const pending: Pending = {};
+      // The wire depends on the body's `stream`: the checks run first, then the request (or its refusal, in OpenAI's
+      // error body) is served by the wire's writer, as `post` serves it.
+      try {
+        if (draining()) throw new ShutdownError();
+        const request = assertOneChoice(await readPost(exchange, pending));
+        return serve(request.stream === true ? 'openai-sse' : 'openai', exchange, pending, () => request, started, ended);
+      } catch (error) {
+        return serve('openai', exchange, pending, () => Promise.reject(error), started, ended); // the refusal: no model logged
+      }
+    },
+    models: (exchange) =>
+      single('openai', () => {
+        authorizeBearer(exchange.header('authorization'), keys);
+        return openAiModelList(client, config);
+      }, false),
+    query: (exchange, q) => {
+      const finished = finishedReconnect(exchange.header('last-event-id'));
+      if (finished !== undefined) {
+        // An EventSource reconnecting to a finished answer: 204 stops it; nothing is checked or called.
+        const started = performance.now();
+        const end = (outcome: WriteOutcome): void =>
+          log?.(toChatRequestLog({ endpoint: '/chat/sse', method: exchange.method, started, outcome, secrets, maxLogFieldChars }));
+        return { wire: 'eventsource', source: of(), options: shared, noContent: finished, end };
+      }
+      const pending: Pending = {};
+      return serve('eventsource', exchange, pending, () => {
+        const token = tokenParameter(exchange.url);
+        const authorization = exchange.header('authorization');
+        if (tokens === undefined || token === undefined || authorization !== undefined) {
+          authorizeBearer(authorization, keys);
+          admit(exchange, pending, clientKey(exchange));
+        } else {
+          admit(exchange, pending, settings.tokenClient(token, custom === undefined ? undefined : () => custom(exchange.request)));
+        }
+        return settings.checkChoices(readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig));
+      });
+    },
+    token: (exchange) => single('json', () => settings.issueToken(exchange.header('authorization')), true, { 'Cache-Control': 'no-store' }),
+    servesTokens: tokens !== undefined,
+  };
+}
