@@ -579,7 +579,8 @@ describe("one client cannot open a route's breakers for everyone (through the ga
     return server;
   };
 
-  it('5+ poisoned requests of key A leave the breakers closed for key B; failures of both keys (an outage) still open them', async () => {
+  /** Two poisoned upstreams (one state) as the targets t0, t1 of route `chat`, behind a gateway with keys A and B. */
+  const poisonedGateway = async (): Promise<{ state: { down: boolean }; p: TestServer; f: TestServer; gateway: RunningGateway }> => {
     const state = { down: false };
     const [p, f] = [await poisonUpstream(state), await poisonUpstream(state)];
     const routes = {
@@ -593,6 +594,11 @@ describe("one client cannot open a route's breakers for everyone (through the ga
       { log: () => undefined },
     );
     open = { gateway, emulators: [] };
+    return { state, p, f, gateway };
+  };
+
+  it('5+ poisoned requests of key A leave the breakers closed for key B; failures of both keys (an outage) still open them', async () => {
+    const { state, gateway } = await poisonedGateway();
     const ask = async (key: string, content: string): Promise<{ status: number; body: LlmClientOutput & { error?: { code: string } } }> => {
       const res = await rawRequest(`${gateway.url}/chat/json`, { body: { model: 'chat', messages: [{ role: 'user', content }] }, headers: { authorization: `Bearer ${key}` } });
       return { status: res.status, body: JSON.parse(res.body) };
@@ -611,19 +617,7 @@ describe("one client cannot open a route's breakers for everyone (through the ga
   });
 
   it("key A's poisoned POSTs and GET /chat/sse?token=… requests count as one caller (its key's): key B is still served by the primary", async () => {
-    const state = { down: false };
-    const [p, f] = [await poisonUpstream(state), await poisonUpstream(state)];
-    const routes = {
-      chat: {
-        breaker: { consecutiveFailures: 5, coolDownMs: 60_000 },
-        targets: [p, f].map((u, i) => ({ provider: 'openai-compatible', baseUrl: `${u.url}/v1`, model: 'm', name: `t${i}`, retries: 0 })),
-      },
-    };
-    const gateway = await startGateway(
-      { ...loadGatewayConfig({ CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_GATEWAY_KEYS: `${KEY_A},${KEY_B}`, CHATFLUX_HEARTBEAT_MS: '0' }), port: 0 },
-      { log: () => undefined },
-    );
-    open = { gateway, emulators: [] };
+    const { p, f, gateway } = await poisonedGateway();
     const { token } = await fetchSseToken(gateway.url, KEY_A);
     for (let i = 0; i < 4; i++) {
       const post = await rawRequest(`${gateway.url}/chat/json`, {
