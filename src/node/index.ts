@@ -18,3 +18,4 @@ export {
 export { clientKeyOf } from './clientKeyOf.js';
 export { acceptsRestart, ACCEPT_RESTART_HEADER } from '../serve/acceptsRestart.js';
 export { createSseTokens, type SseToken, type SseTokens, type SseTokensConfig } from '../serve/createSseTokens.js';
+export { ServingOptionsSchema, SERVING_DEFAULTS, type ServingSettingsConfig, describeOptions, option, OPTION_DOCS, type OptionDoc, type OptionRow } from '../serve/servingOptions.js';
