@@ -1,7 +1,8 @@
 /**
  * Renders the option tables (name, type, default, range, description) from the options schemas into markdown files,
  * between markers: `<!-- options:serving -->` … `<!-- /options:serving -->` (the serving options, `ServingOptionsSchema`)
- * and `<!-- options:gateway -->` … `<!-- /options:gateway -->` (the gateway's config file, `GatewayFileSchema`). The
+ * `<!-- options:gateway -->` … `<!-- /options:gateway -->` (the gateway's config file, `GatewayFileSchema`) and
+ * `<!-- options:gateway-env -->` … (the environment variables over it, `GATEWAY_SETTINGS`). The
  * markers stay; what is between them is replaced. test/scripts/optionTables.spec.ts fails when a marked table drifts
  * from its schema.
  *
@@ -12,11 +13,22 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describeOptions, type OptionRow } from '../src/core/optionDocs';
+import { GATEWAY_SETTINGS } from '../src/gateway/GATEWAY_SETTINGS';
+import { GatewayFileSchema } from '../src/gateway/GatewayFileSchema';
 import { ServingOptionsSchema } from '../src/serve/ServingOptionsSchema';
 
+/** The environment variables over the gateway's config file, one key each (`GATEWAY_SETTINGS`), as a markdown table. */
+function renderEnvTable(): string {
+  const lines = ['| variable | config key |', '| --- | --- |'];
+  for (const setting of GATEWAY_SETTINGS) if (setting.env !== undefined) lines.push(`| \`${setting.env}\` | \`${setting.key}\` |`);
+  return `${lines.join('\n')}\n`;
+}
+
 /** The tables a marker may name, each rendered from its schema. */
-export const OPTION_TABLES: Readonly<Record<string, () => readonly OptionRow[]>> = {
-  serving: () => describeOptions(ServingOptionsSchema),
+export const OPTION_TABLES: Readonly<Record<string, () => string>> = {
+  serving: () => renderOptionTable(describeOptions(ServingOptionsSchema)),
+  gateway: () => renderOptionTable(describeOptions(GatewayFileSchema)),
+  'gateway-env': renderEnvTable,
 };
 
 const MARKED = /<!-- options:([\w-]+) -->\n[\s\S]*?<!-- \/options:\1 -->/g;
@@ -43,11 +55,11 @@ export function renderOptionTable(rows: readonly OptionRow[]): string {
  * @returns The text with each marked table rendered from its schema (the markers kept).
  * @throws Error naming a marker whose table does not exist.
  */
-export function fillOptionTables(markdown: string, tables: Readonly<Record<string, () => readonly OptionRow[]>> = OPTION_TABLES): string {
+export function fillOptionTables(markdown: string, tables: Readonly<Record<string, () => string>> = OPTION_TABLES): string {
   return markdown.replace(MARKED, (_block, name: string) => {
-    const rows = tables[name];
-    if (rows === undefined) throw new Error(`<!-- options:${name} --> names no option table: use one of ${Object.keys(tables).join(', ')}`);
-    return `<!-- options:${name} -->\n${renderOptionTable(rows())}<!-- /options:${name} -->`;
+    const render = tables[name];
+    if (render === undefined) throw new Error(`<!-- options:${name} --> names no option table: use one of ${Object.keys(tables).join(', ')}`);
+    return `<!-- options:${name} -->\n${render()}<!-- /options:${name} -->`;
   });
 }
 

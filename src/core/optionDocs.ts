@@ -17,6 +17,8 @@ export interface OptionDoc {
   type?: string;
   /** Its default in words, when it has no default value (`a random secret per process`). */
   defaultText?: string;
+  /** A secret: never printed (`--check-config` says `(set)`), and in a config file only a reference to a variable. */
+  secret?: boolean;
 }
 
 /** One row of an option table, rendered from a schema by {@link describeOptions}. */
@@ -116,8 +118,28 @@ export function describeOptions(schema: z.ZodObject, prefix = ''): OptionRow[] {
   });
 }
 
-/** A schema without its `.default()`, `.optional()` and `.readonly()` wrappers. */
-function unwrap(schema: z.ZodType): z.ZodType {
+/**
+ * The field of an object schema at a dotted key (`upstream.timeouts.idle`), through nested objects and their
+ * `.default()` / `.optional()` / `.prefault()` wrappers.
+ *
+ * @param schema - The object schema.
+ * @param key - The dotted key.
+ * @returns The field's schema as declared (with its wrappers), or `undefined` when the schema has no such key.
+ */
+export function fieldAt(schema: z.ZodObject, key: string): z.ZodType | undefined {
+  let current: z.ZodType = schema;
+  for (const segment of key.split('.')) {
+    const inner = unwrap(current);
+    if (!(inner instanceof z.ZodObject)) return undefined;
+    const next = (inner.shape as Record<string, z.ZodType | undefined>)[segment];
+    if (next === undefined) return undefined;
+    current = next;
+  }
+  return current;
+}
+
+/** A schema without its `.default()`, `.optional()`, `.readonly()` and `.prefault()` wrappers. */
+export function unwrap(schema: z.ZodType): z.ZodType {
   const def = schema._zod.def as { type: string; innerType?: z.ZodType };
   return ['default', 'optional', 'readonly', 'prefault'].includes(def.type) && def.innerType !== undefined ? unwrap(def.innerType) : schema;
 }

@@ -29,6 +29,7 @@ export const ServingOptionsSchema = z.object({
   apiKeys: option(strings().optional(), {
     description: 'Accepted downstream Bearer keys (compared in constant time); empty ones are dropped.',
     defaultText: 'none: the endpoints are open',
+    secret: true,
   }),
   /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
   bodyLimit: option(z.union([z.number().min(0), z.string().min(1)]).default('1mb'), {
@@ -77,6 +78,7 @@ export const ServingOptionsSchema = z.object({
     description: 'With apiKeys: the secret signing the EventSource tokens of POST /chat/token (give a cluster one).',
     range: 'a string of at least 16 characters',
     defaultText: 'a random secret per process',
+    secret: true,
   }),
   /** How long a token of `POST /chat/token` lets `GET /chat/sse?token=…` in, in ms. Default 60000. */
   tokenTtlMs: option(z.number().int().positive().default(60_000), {
@@ -94,6 +96,7 @@ export const ServingOptionsSchema = z.object({
   secrets: option(strings().optional(), {
     description: 'More literal secrets to redact from error messages and log entries (the apiKeys always are).',
     defaultText: 'none',
+    secret: true,
   }),
   /**
    * Whether `/chat/json`, `/chat/stream` and `/chat/sse` forward a request's `n` > 1 (default `false`: 400

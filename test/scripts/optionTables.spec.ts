@@ -12,7 +12,7 @@ import { ServingOptionsSchema } from '../../src/serve/ServingOptionsSchema';
 import { fillOptionTables, markdownFiles, OPTION_TABLES, renderOptionTable } from '../../scripts/optionTables';
 
 const ROOT = join(__dirname, '..', '..');
-const FIXTURE = join(__dirname, '..', 'fixtures', 'options', 'serving.md');
+const FIXTURE = join(__dirname, '..', 'fixtures', 'options', 'guide.md');
 
 describe('option tables', () => {
   it('the fixture\'s marked table is the schema\'s (run npx tsx scripts/optionTables.ts FILE to update it)', () => {
