@@ -13,8 +13,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describeOptions, type OptionRow } from '../src/core/optionDocs';
-import { GATEWAY_SETTINGS } from '../src/gateway/GATEWAY_SETTINGS';
-import { GatewayFileSchema } from '../src/gateway/GatewayFileSchema';
+import { GATEWAY_SETTINGS } from '../gateway/src/GATEWAY_SETTINGS';
+import { GatewayFileSchema } from '../gateway/src/GatewayFileSchema';
 import { ServingOptionsSchema } from '../src/serve/ServingOptionsSchema';
 
 /** The environment variables over the gateway's config file, one key each (`GATEWAY_SETTINGS`), as a markdown table. */

@@ -29,6 +29,7 @@ export type { CompletionDescription } from './telemetry/CompletionDescription.js
 export type { CompletionCall } from './telemetry/CompletionCall.js';
 export type { CompletionTelemetry } from './telemetry/CompletionTelemetry.js';
 export { DEFAULT_TIMEOUTS, type TimeoutsConfig } from './source/defaultTimeouts.js';
+export { DEFAULT_POOL } from './client/DEFAULT_POOL.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retryPolicy.js';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/providers.js';
 export { serverSentEvent } from './core/serverSentEvent.js';
