@@ -17,10 +17,15 @@ import { GATEWAY_SETTINGS } from '../gateway/src/GATEWAY_SETTINGS';
 import { GatewayFileSchema } from '../gateway/src/GatewayFileSchema';
 import { ServingOptionsSchema } from '../src/serve/ServingOptionsSchema';
 
-/** The environment variables over the gateway's config file, one key each (`GATEWAY_SETTINGS`), as a markdown table. */
+/** The environment variables over the gateway's config file, one key each (`GATEWAY_SETTINGS`), with the key's default and description. */
 function renderEnvTable(): string {
-  const lines = ['| variable | config key |', '| --- | --- |'];
-  for (const setting of GATEWAY_SETTINGS) if (setting.env !== undefined) lines.push(`| \`${setting.env}\` | \`${setting.key}\` |`);
+  const rows = new Map(describeOptions(GatewayFileSchema).map((row) => [row.name, row]));
+  const lines = ['| variable | config key | default | description |', '| --- | --- | --- | --- |'];
+  for (const setting of GATEWAY_SETTINGS) {
+    const row = rows.get(setting.key);
+    if (setting.env === undefined || row === undefined) continue;
+    lines.push(`| \`${setting.env}\` | \`${setting.key}\` | ${row.defaultIsValue ? code(row.default) : cell(row.default)} | ${cell(row.description)} |`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
