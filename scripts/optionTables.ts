@@ -6,7 +6,7 @@
  * markers stay; what is between them is replaced. test/scripts/optionTables.spec.ts fails when a marked table drifts
  * from its schema.
  *
- *   npx tsx scripts/optionTables.ts                 # update every marked table in README.md and docs/**\/*.md
+ *   npm run option-tables                           # update every marked table in README.md and docs/**\/*.md
  *   npx tsx scripts/optionTables.ts --check         # exit 1 when one is out of date
  *   npx tsx scripts/optionTables.ts FILE.md …       # those files only (with or without --check)
  */
