@@ -73,7 +73,6 @@ export {
 export { routeByModel } from './client/routeByModel.js';
 export {
   DEFAULT_CIRCUIT_BREAKER,
-  type CircuitBreaker,
   type CircuitBreakerConfig,
   type CircuitState,
   type CircuitTransition,

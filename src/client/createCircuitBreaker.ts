@@ -25,7 +25,7 @@ export interface CircuitBreakerConfig {
   now?: () => number;
 }
 
-/** A state change of a {@link CircuitBreaker}. */
+/** A state change of a route target's circuit breaker (`ChatRouteBreakerEvent`). */
 export interface CircuitTransition {
   /** The state before. */
   from: CircuitState;
