@@ -22,6 +22,3 @@ export type {
 export { ChatJson, ChatNdjson, ChatSse, Demand } from './chatflux.decorators.js';
 export { ChatfluxExceptionFilter } from './chatflux.filter.js';
 export { ZodValidationPipe } from './chatflux.pipe.js';
-// Kept until the NestJS guide's snippet imports `DemandGate` from `chatflux` (its home, beside `createDemandGate`):
-// the one name this entry still re-exports (test/architecture/publicSurface.spec.ts lists it).
-export type { DemandGate } from '../core/createDemandGate.js';

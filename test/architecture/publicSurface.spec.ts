@@ -98,8 +98,6 @@ describe('the public surface', () => {
         'chatflux & chatflux/operators': of('chatflux/operators'),
         // DESIGN.md names sendJson, sendNdjson and sendSse on chatflux/express; node:http servers import them from chatflux/node.
         'chatflux/node & chatflux/express': ['SendJsonConfig', 'SendNdjsonConfig', 'SendSseConfig', 'sendJson', 'sendNdjson', 'sendSse'],
-        // Until the NestJS guide's snippet imports `DemandGate` from `chatflux`, its home (see src/nestjs/index.ts).
-        'chatflux & chatflux/nestjs': ['DemandGate'],
       });
     });
   });
