@@ -10,7 +10,10 @@ export interface ToolContext {
   readonly toolCallId: string;
   /** The step (request to the model, from 0) that made the call. */
   readonly step: number;
-  /** The conversation up to and including the assistant turn that made the call. */
+  /**
+   * The conversation the step asked the model with (the assistant turn that made the call is not in it yet: a call
+   * runs as soon as it is complete, while the model may still write the next).
+   */
   readonly messages: readonly ChatMessage[];
 }
 

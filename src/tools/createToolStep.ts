@@ -23,6 +23,8 @@ export interface ToolStepEnd {
 export interface ToolStep {
   /** Reads one chunk; returns its events (reasoning, text, tool-call fragments), in that order. */
   push(chunk: ChatCompletionChunk): readonly ToolLoopEvent[];
+  /** The tool calls completed since the last take (by `push` or `finish`), in the model's order: each once. */
+  takeCalls(): readonly ToolCall[];
   /** The end of the stream: the step's answer. Throws as `toOutput` does when no chunk came. */
   finish(): ToolStepEnd;
 }
@@ -32,8 +34,9 @@ const NONE: readonly ToolLoopEvent[] = Object.freeze([]);
 /**
  * Creates the reduction of one step of the tool loop. It follows choice 0 with the accumulator `toOutput` and
  * `toOutputChunks` share (`createOutputAccumulator`: the same text, reasoning, tool-call assembly — fragments kept
- * apart by `id` even at a reused `index` — finish reason and usage), and reports the raw tool-call fragments of that
- * choice as they come.
+ * apart by `id` even at a reused `index` — finish reason and usage), reports the raw tool-call fragments of that
+ * choice as they come, and hands out each call as soon as it is complete (`takeCalls`), so that it can run while the
+ * model still writes the next.
  *
  * @param step - The step's number, for its events.
  */
@@ -43,6 +46,7 @@ export function createToolStep(step: number): ToolStep {
   const reasoning: string[] = [];
   const refusal: string[] = [];
   const calls: ToolCall[] = [];
+  let taken = 0;
 
   const fragmentsOf = (chunk: ChatCompletionChunk): ToolLoopToolCallDeltaEvent[] | undefined => {
     const choices = chunk.choices;
@@ -68,6 +72,12 @@ export function createToolStep(step: number): ToolStep {
   };
 
   return {
+    takeCalls() {
+      if (taken === calls.length) return [];
+      const fresh = calls.slice(taken);
+      taken = calls.length;
+      return fresh;
+    },
     push(chunk) {
       const said: OutputMessage | undefined = state.push(chunk);
       const fragments = fragmentsOf(chunk);

@@ -1,4 +1,4 @@
-import { catchError, concat, defer, first, from, last, map, mergeMap, Observable, of, throwError, type Subscriber } from 'rxjs';
+import { catchError, concat, defer, EMPTY, first, last, map, merge, mergeMap, Observable, of, Subject, throwError, type Subscriber } from 'rxjs';
 import type { ChatClient, ChatClientRequest } from '../client/createChatClient.js';
 import { addUsage } from '../core/addUsage.js';
 import { AbortedError, isToolCallError, ToolExecutionError } from '../core/errors.js';
@@ -27,11 +27,11 @@ import { toolResultContent } from './toolResultContent.js';
  * `openai-node`'s `runTools` and the AI SDK's `streamText({ tools, stopWhen })`, as one cold Observable.
  *
  * ```text
- * client.chunks:  step 0 --a-b-c|            step 1 --d-e|
- *   a = reasoning, b = get_weather's fragments, c = finish_reason 'tool_calls'; d, e = the answer's text
- * tool:                         ---r|  (get_weather's result)
+ * client.chunks:  step 0: --r-a-b-c|               step 1: --d-e|
+ *   r = reasoning, a = get_weather starts, b = its last fragment, c = finish_reason 'tool_calls'; d, e = text
+ * get_weather:                  ---x|     (runs from c, when the call is complete; x = its result)
  * runTools(client, request, { tools })
- * result:         S-R-D-(DC)----(TF)S--t-t-(FE|)
+ * result:         S-R-D-D-C-----(TF)S--t-t-(E|)
  *   S = step-start, R = reasoning, D = tool-call-delta, C = tool-call, T = tool-result, F = step-finish, t = text,
  *   E = finish (output, messages, stopReason 'answer')
  * ```
@@ -40,19 +40,19 @@ import { toolResultContent } from './toolResultContent.js';
  *    definitions) through `client.chunks` and follows choice 0: `reasoning` and `text` pieces and the raw
  *    `tool-call-delta` fragments as they stream. Calls are assembled as `assembleToolCalls` does (by `id`, so parallel
  *    calls reusing an `index` stay apart).
- * 2. When the model's answer ends with tool calls, each call is checked — an unknown tool, or arguments that are not
- *    JSON or fail the tool's schema (`parseToolArguments`, the validation `assembleToolCalls` uses), are answered with
- *    a `tool` message telling the model what was wrong, not an exception — then, valid (`tool-call`), offered to
- *    `approve` (a refusal is told to the model), then run. At most `parallel` calls of a step at once; their
- *    `tool-result`s come in the order the model made the calls.
+ * 2. Each call, as soon as it is complete (the model may still be writing the next), is checked: an unknown tool, or
+ *    arguments that are not JSON or fail the tool's schema (`parseToolArguments`, the validation `assembleToolCalls`
+ *    uses), get a `tool` message telling the model what was wrong — not an exception, and the model may correct
+ *    itself in the next step. A valid call (`tool-call`) is offered to `approve` (a refusal is told to the model),
+ *    then run. At most `parallel` calls at once; their `tool-result`s come in the order the model made the calls.
  * 3. The conversation grows by the assistant turn — its `tool_calls`, ids verbatim, and its `reasoning_content`, which
  *    DeepSeek's thinking mode refuses a turn without (HTTP 400) — and one `tool` message per call, with its
  *    `tool_call_id`. Then `step-finish`.
  * 4. The loop ends (`finish`, last) when the model answers without tools (`answer`), a tool with `endsLoop` ran
  *    (`tool`), `stopWhen` says so (`stop_when`), or `maxSteps` requests were made (`max_steps`, default 20).
- * 5. A tool that throws ends the loop with a `ToolExecutionError` naming the tool and the call (the step's other
- *    calls are cancelled, their signals aborted); with `toolErrors: 'report'` the model is told instead. An error of
- *    the model's request (`UpstreamHttpError`, …) ends the loop as it is.
+ * 5. A tool that throws ends the loop with a `ToolExecutionError` naming the tool and the call (the request in flight
+ *    and the other calls are cancelled, their signals aborted); with `toolErrors: 'report'` the model is told instead.
+ *    An error of the model's request (`UpstreamHttpError`, …) ends the loop as it is, cancelling the running tools.
  * 6. Unsubscribing aborts the request in flight and the `signal` of every running tool; `callOptions.signal` does the
  *    same and ends the loop with an `AbortedError`. Each subscription is a loop of its own.
  *
@@ -110,46 +110,61 @@ function runLoop(client: Pick<ChatClient, 'chunks'>, request: ChatClientRequest,
   const runStep = (step: number): Observable<ToolLoopEvent> =>
     defer(() => {
       const state = createToolStep(step);
-      const answer = client.chunks({ ...body, messages: [...messages] }, config.callOptions).pipe(mergeMap((chunk) => state.push(chunk)));
-      return concat(
-        of<ToolLoopEvent>({ type: 'step-start', step }),
-        answer,
+      const asked = [...messages];
+      const found = new Subject<ToolCall>();
+      const handOut = (calls: readonly ToolCall[]): Observable<never> =>
         defer(() => {
-          const end = state.finish();
-          usage = addUsage(usage, end.usage);
-          messages.push(end.message);
-          if (end.calls.length === 0) return of(finish('answer', end, step + 1));
-          const results: ToolLoopToolResultEvent[] = [];
-          const context = [...messages];
-          return concat(
-            answerCalls(settings, step, end.calls, context, (result) => results.push(result)),
-            defer(() => {
-              const toolMessages = results.map((r): ChatMessage => ({ role: 'tool', tool_call_id: r.call.id, content: r.content }));
-              messages.push(...toolMessages);
-              const done: ToolLoopStep = {
-                step,
-                finishReason: end.finishReason,
-                usage: end.usage,
-                message: end.message,
-                toolCalls: results.map((r) => r.call),
-                toolMessages,
-              };
-              const stop: ToolLoopStopReason | undefined = results.some((r) => r.outcome === 'ok' && settings.tools[r.call.name]?.endsLoop === true)
-                ? 'tool'
-                : config.stopWhen?.(done) === true
-                  ? 'stop_when'
-                  : step + 1 >= maxSteps
-                    ? 'max_steps'
-                    : undefined;
-              return concat(
-                of<ToolLoopEvent>({ type: 'step-finish', ...done }),
-                stop === undefined ? runStep(step + 1) : of(finish(stop, end, step + 1)),
-              );
-            }),
-          );
+          calls.forEach((call) => found.next(call));
+          return EMPTY;
+        });
+      let end: ToolStepEnd | undefined;
+      // The model's answer; each call, once complete (after the events of its chunk), goes to `found` at once: it may
+      // run while the model writes the next.
+      const answer = concat(
+        client.chunks({ ...body, messages: asked }, config.callOptions).pipe(
+          mergeMap((chunk) => {
+            const events = state.push(chunk);
+            const calls = state.takeCalls();
+            return calls.length === 0 ? events : concat(events, handOut(calls));
+          }),
+        ),
+        defer(() => {
+          end = state.finish();
+          return concat(handOut(state.takeCalls()), defer(() => (found.complete(), EMPTY)));
         }),
       );
+      const results: ToolLoopToolResultEvent[] = [];
+      return concat(
+        of<ToolLoopEvent>({ type: 'step-start', step }),
+        // The calls first, so that they listen before the answer hands any out; an error of either ends both.
+        merge(answerCalls(settings, step, found, asked, (result) => results.push(result)), answer),
+        defer(() => afterStep(step, end!, results)),
+      );
     });
+
+  const afterStep = (step: number, end: ToolStepEnd, results: readonly ToolLoopToolResultEvent[]): Observable<ToolLoopEvent> => {
+    usage = addUsage(usage, end.usage);
+    messages.push(end.message);
+    if (end.calls.length === 0) return of(finish('answer', end, step + 1));
+    const toolMessages = results.map((r): ChatMessage => ({ role: 'tool', tool_call_id: r.call.id, content: r.content }));
+    messages.push(...toolMessages);
+    const done: ToolLoopStep = {
+      step,
+      finishReason: end.finishReason,
+      usage: end.usage,
+      message: end.message,
+      toolCalls: results.map((r) => r.call),
+      toolMessages,
+    };
+    const stop: ToolLoopStopReason | undefined = results.some((r) => r.outcome === 'ok' && settings.tools[r.call.name]?.endsLoop === true)
+      ? 'tool'
+      : config.stopWhen?.(done) === true
+        ? 'stop_when'
+        : step + 1 >= maxSteps
+          ? 'max_steps'
+          : undefined;
+    return concat(of<ToolLoopEvent>({ type: 'step-finish', ...done }), stop === undefined ? runStep(step + 1) : of(finish(stop, end, step + 1)));
+  };
 
   return runStep(0);
 }
@@ -161,14 +176,14 @@ function runLoop(client: Pick<ChatClient, 'chunks'>, request: ChatClientRequest,
 function answerCalls(
   settings: RunToolsSettings,
   step: number,
-  calls: readonly ToolCall[],
+  calls: Observable<ToolCall>,
   messages: readonly ChatMessage[],
   collect: (result: ToolLoopToolResultEvent) => void,
 ): Observable<ToolLoopEvent> {
   const inOrder = createInOrderRelease<ToolLoopToolResultEvent>();
-  return from(calls.map((call, at) => ({ call, at }))).pipe(
+  return calls.pipe(
     mergeMap(
-      ({ call, at }) =>
+      (call, at) =>
         answerCall(settings, step, call, messages).pipe(
           mergeMap((event): readonly ToolLoopEvent[] => {
             if (event.type !== 'tool-result') return [event];
