@@ -68,3 +68,25 @@ export { describeRouteError, type RouteErrorDescription } from './client/describ
 export { isContextLengthError } from './core/isContextLengthError.js';
 export { isContentPolicyError } from './core/isContentPolicyError.js';
 export { addUsage } from './core/addUsage.js';
+// The tool loop (src/tools/): runTools, its tools, events and their faces on the wires.
+export { runTools } from './tools/runTools.js';
+export type { RunToolsConfig } from './tools/RunToolsConfig.js';
+export { defineTool } from './tools/defineTool.js';
+export type { RunnableTool, ToolContext } from './tools/RunnableTool.js';
+export type {
+  ToolLoopEvent,
+  ToolLoopCall,
+  ToolLoopStep,
+  ToolLoopStopReason,
+  ToolLoopStepStartEvent,
+  ToolLoopTextEvent,
+  ToolLoopReasoningEvent,
+  ToolLoopToolCallDeltaEvent,
+  ToolLoopToolCallEvent,
+  ToolLoopToolResultEvent,
+  ToolLoopStepFinishEvent,
+  ToolLoopFinishEvent,
+} from './tools/ToolLoopEvent.js';
+export { toToolLoopOutput } from './tools/toToolLoopOutput.js';
+export { toToolLoopMessages } from './tools/toToolLoopMessages.js';
+export { toToolLoopChunks } from './tools/toToolLoopChunks.js';
