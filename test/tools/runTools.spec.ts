@@ -5,7 +5,7 @@
  * accept. The loop against a real server (the emulator) is runTools.emulator.spec.ts.
  */
 import fc from 'fast-check';
-import { lastValueFrom, map, NEVER, Observable, of, tap, throwError, toArray } from 'rxjs';
+import { lastValueFrom, map, NEVER, Observable, of, throwError, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
