@@ -84,7 +84,7 @@ export function runTools(
   const signal = config.callOptions?.signal;
   if (signal === undefined) return loop;
   return new Observable<ToolLoopEvent>((subscriber) => {
-    const abort = (): void => subscriber.error(new AbortedError('the tool loop was aborted by its signal'));
+    const abort = (): void => subscriber.error(new AbortedError('the tool loop was aborted by its signal', { cause: signal.reason }));
     if (signal.aborted) return abort();
     signal.addEventListener('abort', abort, { once: true });
     subscriber.add(() => signal.removeEventListener('abort', abort));
