@@ -27,11 +27,12 @@ import { toolResultContent } from './toolResultContent.js';
  * `openai-node`'s `runTools` and the AI SDK's `streamText({ tools, stopWhen })`, as one cold Observable.
  *
  * ```text
- * client.chunks:  step 0: --r-a-b-c|               step 1: --d-e|
- *   r = reasoning, a = get_weather starts, b = its last fragment, c = finish_reason 'tool_calls'; d, e = text
- * get_weather:                  ---x|     (runs from c, when the call is complete; x = its result)
+ * step 0 chunks:  --r-a-b-c|
+ *   r = reasoning, a = get_weather starts, b = its last fragment, c = finish_reason 'tool_calls'
+ * get_weather:            ---x|          (subscribed at c, when its call is complete; x = its result)
+ * step 1 chunks:              -----d-e|  (asked at x's completion; d, e = text, e with finish_reason 'stop')
  * runTools(client, request, { tools })
- * result:         S-R-D-D-C-----(TF)S--t-t-(E|)
+ * result:         S-R-D-D-C---(TFS)t-t(E|)
  *   S = step-start, R = reasoning, D = tool-call-delta, C = tool-call, T = tool-result, F = step-finish, t = text,
  *   E = finish (output, messages, stopReason 'answer')
  * ```
