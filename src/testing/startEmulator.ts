@@ -137,7 +137,7 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *
  * 1. A real `node:http` server serving `POST /v1/chat/completions` (and `/chat/completions`): `stream: true` gives
  *    SSE ending in `data: [DONE]`, otherwise one `chat.completion` JSON — byte-faithful to the dialect.
- * 2. Answers are a pure function of the request and `seed` (`planAnswer`): the same request gives the same bytes.
+ * 2. Answers are a pure function of the request and `seed`: the same request gives the same bytes.
  * 3. Faults per request: header `x-emulator-scenario`, a `#scenario` suffix of the model name, or the default
  *    scenario (`config.scenario`, `setScenario`); items of later sources win. Grammar: `parseScenario`.
  *    `x-emulator-tokens: N` asks for a long answer. `fail-first` counts attempts per emulator instance and per
@@ -159,7 +159,7 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *    32 MiB of bodies and headers; `false`: none), so an emulator serving for days does not keep every body.
  * 9. Continuation: a request ending with an assistant prefix — DeepSeek `prefix: true` (also on `/beta/chat/completions`,
  *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
- *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
+ *    gets the rest of the answer the request without the prefix gets: prefix + continuation is the
  *    uncut answer; its `max_tokens` counts the tokens it generates (the prefix is prompt). `reject-prefill` refuses such
  *    a request with a 400 instead. The scenario's `prefill=…` says which prefill the provider takes (`prefix`,
  *    `partial`, `assistant`, `none`); a trailing assistant message it does not take is history, as a real provider
