@@ -100,3 +100,4 @@ export type {
 export { toToolLoopOutput } from './tools/toToolLoopOutput.js';
 export { toToolLoopMessages } from './tools/toToolLoopMessages.js';
 export { toToolLoopChunks } from './tools/toToolLoopChunks.js';
+export type { ToolResultFrame } from './core/schemas/index.js';
