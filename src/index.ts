@@ -78,3 +78,26 @@ export {
   type CircuitTransition,
 } from './client/createCircuitBreaker.js';
 export type { PrefillDialect } from './client/withPrefill.js';
+// The tool loop (src/tools/): runTools, its tools, events and their faces on the wires.
+export { runTools } from './tools/runTools.js';
+export type { RunToolsConfig } from './tools/RunToolsConfig.js';
+export { defineTool } from './tools/defineTool.js';
+export type { RunnableTool, ToolContext } from './tools/RunnableTool.js';
+export type {
+  ToolLoopEvent,
+  ToolLoopCall,
+  ToolLoopStep,
+  ToolLoopStopReason,
+  ToolLoopStepStartEvent,
+  ToolLoopTextEvent,
+  ToolLoopReasoningEvent,
+  ToolLoopToolCallDeltaEvent,
+  ToolLoopToolCallEvent,
+  ToolLoopToolResultEvent,
+  ToolLoopStepFinishEvent,
+  ToolLoopFinishEvent,
+} from './tools/ToolLoopEvent.js';
+export { toToolLoopOutput } from './tools/toToolLoopOutput.js';
+export { toToolLoopMessages } from './tools/toToolLoopMessages.js';
+export { toToolLoopChunks } from './tools/toToolLoopChunks.js';
+export type { ToolResultFrame } from './core/schemas/index.js';
