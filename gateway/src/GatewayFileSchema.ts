@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_POOL, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUTS, PROVIDERS } from 'chatflux';
-import { option, OPTION_DOCS, type OptionDoc, ServingOptionsSchema, SERVING_DEFAULTS } from 'chatflux/node';
+import { describeOptions, option, type OptionDoc, ServingOptionsSchema, SERVING_DEFAULTS } from 'chatflux/node';
 import { RoutesSchema } from './loadRoutes.js';
 
 const DAY_MS = 86_400_000;
@@ -19,8 +19,8 @@ const someInteger = (min: number, max: number, doc: Omit<OptionDoc, 'range'>): z
  * library's description and default (a config file states a whole number; the library takes `Infinity` too).
  */
 const bounded = (name: 'heartbeatMs' | 'bodyTimeoutMs' | 'writeStallTimeoutMs' | 'maxConcurrentPerClient' | 'tokenTtlMs', min: number, max: number): z.ZodDefault<z.ZodNumber> => {
-  const doc = OPTION_DOCS.get(ServingOptionsSchema.shape[name]);
-  return integer(min, max, SERVING_DEFAULTS[name], { description: doc?.description ?? name });
+  const row = describeOptions(ServingOptionsSchema).find((candidate) => candidate.name === name);
+  return integer(min, max, SERVING_DEFAULTS[name], { description: row?.description ?? name });
 };
 
 /**

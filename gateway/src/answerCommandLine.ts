@@ -1,9 +1,8 @@
 import { ConfigError, isConfigError } from 'chatflux';
-import { describeOptions } from 'chatflux/node';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { formatResolvedConfig } from './formatResolvedConfig.js';
+import { GATEWAY_KEYS } from './GATEWAY_KEYS.js';
 import { GATEWAY_SETTINGS } from './GATEWAY_SETTINGS.js';
-import { GatewayFileSchema } from './GatewayFileSchema.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
 import { packageVersion } from './packageVersion.js';
 
@@ -31,7 +30,7 @@ function help(env: Record<string, string | undefined>, configFile: string | unde
     if (!isConfigError(error)) throw error;
     settings = [`(this ${configFile === undefined ? 'environment' : 'configuration'} does not start: ${error.message})`];
   }
-  const keys = describeOptions(GatewayFileSchema).map((row) => `  ${row.name}: ${row.type}, default ${row.default}${row.range === '—' ? '' : `; ${row.range}`}\n      ${row.description}`);
+  const keys = [...GATEWAY_KEYS.values()].map((row) => `  ${row.name}: ${row.type}, default ${row.default}${row.range === '—' ? '' : `; ${row.range}`}\n      ${row.description}`);
   const width = Math.max(...GATEWAY_SETTINGS.flatMap((setting) => (setting.env === undefined ? [] : [setting.env.length])));
   const variables = GATEWAY_SETTINGS.flatMap((setting) => (setting.env === undefined ? [] : [`  ${setting.env.padEnd(width)}  ${setting.key}`]));
   return [

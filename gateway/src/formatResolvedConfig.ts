@@ -1,7 +1,6 @@
 import { stringify } from 'yaml';
-import { describeOptions, fieldAt, OPTION_DOCS } from 'chatflux/node';
+import { GATEWAY_KEYS } from './GATEWAY_KEYS.js';
 import { GATEWAY_SETTINGS } from './GATEWAY_SETTINGS.js';
-import { GatewayFileSchema } from './GatewayFileSchema.js';
 import type { GatewayConfig } from './loadGatewayConfig.js';
 
 /** What `--check-config` prints of a secret: whether it is set, never its value. */
@@ -29,13 +28,12 @@ export function formatResolvedConfig(config: GatewayConfig): string {
     at[keys[keys.length - 1]!] = value;
   };
   const fieldValue = (field: string): unknown => field.split('.').reduce<unknown>((at, k) => (at as Record<string, unknown> | undefined)?.[k], config);
-  for (const row of describeOptions(GatewayFileSchema)) {
+  for (const row of GATEWAY_KEYS.values()) {
     const setting = GATEWAY_SETTINGS.find((candidate) => candidate.key === row.name);
     const given = row.name === 'routes' ? config.routes : setting === undefined ? undefined : fieldValue(setting.field);
-    const field = fieldAt(GatewayFileSchema, row.name)!;
-    if (OPTION_DOCS.get(field)?.secret === true) put(row.name, secretState(row.name, given));
+    if (row.secret) put(row.name, secretState(row.name, given));
     else {
-      const value = given ?? field.parse(undefined);
+      const value = given ?? row.schema.parse(undefined);
       if (value !== undefined) put(row.name, value);
     }
   }

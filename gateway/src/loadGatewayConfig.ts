@@ -2,9 +2,8 @@ import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, type RequestPolicyConfig, PROVIDERS as PRESETS, type ProviderName } from 'chatflux';
-import { fieldAt, unwrap } from 'chatflux/node';
+import { GATEWAY_KEYS } from './GATEWAY_KEYS.js';
 import { GATEWAY_SETTINGS } from './GATEWAY_SETTINGS.js';
-import { GatewayFileSchema } from './GatewayFileSchema.js';
 import { checkRouteTable, loadRoutes, type GatewayRoute } from './loadRoutes.js';
 import { readGatewayFile } from './readGatewayFile.js';
 import { resolveWorkerCount } from './resolveWorkerCount.js';
@@ -164,7 +163,7 @@ function fromEnv(env: Record<string, string | undefined>, name: string, key: str
   const raw = text(env, name);
   if (raw === undefined) return undefined;
   if (name === 'CHATFLUX_WORKERS') return resolveWorkerCount(env);
-  const field = unwrap(fieldAt(GatewayFileSchema, key)!);
+  const field = GATEWAY_KEYS.get(key)!.inner;
   if (field instanceof z.ZodNumber) {
     const { minValue: min, maxValue: max } = field;
     const value = Number(raw);
@@ -267,7 +266,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>, optio
     throw new ConfigError(`${named('telemetry.metricsToken')} must be one word without spaces (it is sent as \`Authorization: Bearer <token>\`): fix or unset it.`);
   }
 
-  const defaultOf = (key: string): unknown => fieldAt(GatewayFileSchema, key)!.parse(undefined);
+  const defaultOf = (key: string): unknown => GATEWAY_KEYS.get(key)!.schema.parse(undefined);
   const config: GatewayConfig = {
     port: value<number>('http.port') ?? (defaultOf('http.port') as number),
     host: value<string>('http.host') ?? (defaultOf('http.host') as string),

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { ConfigError } from 'chatflux';
-import { fieldAt, OPTION_DOCS, showValue, unwrap } from 'chatflux/node';
+import { GATEWAY_KEYS } from './GATEWAY_KEYS.js';
 import { GatewayFileSchema } from './GatewayFileSchema.js';
 
 /** The gateway's config file, read and checked by {@link readGatewayFile}. */
@@ -66,24 +66,23 @@ export function readGatewayFile(path: string, env: Record<string, string | undef
   };
   const root: unknown = document.toJS();
   if (root === null || root === undefined) throw new ConfigError(`${name} is empty: write its sections (see gateway.example.yaml), or leave --config out.`);
-  if (!isMap(document.contents)) throw new ConfigError(`${name}:1: the config file must be a map of sections (http, upstream, serve, …), got ${showValue(root)}.`);
+  if (!isMap(document.contents)) throw new ConfigError(`${name}:1: the config file must be a map of sections (http, upstream, serve, …), got ${JSON.stringify(root)}.`);
   const doc = resolveReferences(root, [], where, env) as Record<string, unknown>;
   const parsed = GatewayFileSchema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
-      const parent = fieldAt(GatewayFileSchema, key) ?? (key === '' ? GatewayFileSchema : undefined);
-      const inner = parent === undefined ? undefined : unwrap(parent);
-      const known = inner !== undefined && 'shape' in inner ? Object.keys((inner as { shape: object }).shape) : [];
-      const unknown = issue.keys.map((k) => (key === '' ? k : `${key}.${k}`));
+      // The keys the section takes: the next segment of every documented key under it.
+      const under = key === '' ? '' : `${key}.`;
+      const known = [...new Set([...GATEWAY_KEYS.keys()].filter((k) => k.startsWith(under)).map((k) => k.slice(under.length).split('.')[0]!))];
+      const unknown = issue.keys.map((k) => `${under}${k}`);
       throw new ConfigError(`${where([...issue.path, issue.keys[0]!])}: unknown key ${unknown.join(', ')}; ${key === '' ? 'the sections are' : `${key} takes`} ${known.join(', ')}.`);
     }
-    const field = key.startsWith('routes.') ? undefined : fieldAt(GatewayFileSchema, key);
-    const about = field === undefined ? undefined : OPTION_DOCS.get(field);
+    const row = GATEWAY_KEYS.get(key);
     const value = issue.path.reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown> | undefined)?.[k], doc);
-    const got = about?.secret === true ? '' : `, got ${showValue(value)}`;
-    const message = about?.range === undefined ? issue.message : `must be ${about.range}${got}`;
+    const got = row?.secret === true ? '' : `, got ${JSON.stringify(value)}`;
+    const message = row === undefined || row.range === '—' ? issue.message : `must be ${row.range}${got}`;
     throw new ConfigError(`${where(issue.path)}: ${message}.`);
   }
   return { path, doc, where };
@@ -92,8 +91,8 @@ export function readGatewayFile(path: string, env: Record<string, string | undef
 /** Replaces each `${NAME}` by the variable's value; refuses a secret written literally. */
 function resolveReferences(value: unknown, path: PropertyKey[], where: (path: ReadonlyArray<PropertyKey>) => string, env: Record<string, string | undefined>): unknown {
   const key = path.map(String).join('.');
-  const field = path.length === 0 || path[0] === 'routes' ? undefined : fieldAt(GatewayFileSchema, path.filter((k) => typeof k === 'string').join('.'));
-  const secret = field !== undefined && OPTION_DOCS.get(field)?.secret === true;
+  const row = path[0] === 'routes' ? undefined : GATEWAY_KEYS.get(path.filter((k) => typeof k === 'string').join('.'));
+  const secret = row?.secret === true;
   if (Array.isArray(value)) return value.map((item, i) => resolveReferences(item, [...path, i], where, env));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, item]) => [k, resolveReferences(item, [...path, k], where, env)]));
@@ -109,13 +108,13 @@ function resolveReferences(value: unknown, path: PropertyKey[], where: (path: Re
         `${where(path)} holds a secret written in the file: write a reference to an environment variable instead (${key}: \${SOME_VARIABLE}) and set that variable.`,
       );
     }
-    if (value.includes('${')) throw new ConfigError(`${where(path)}: a reference to an environment variable is the whole value, \${NAME}; got ${showValue(value)}.`);
+    if (value.includes('${')) throw new ConfigError(`${where(path)}: a reference to an environment variable is the whole value, \${NAME}; got ${JSON.stringify(value)}.`);
     return value;
   }
   const resolved = env[variable]?.trim();
   if (resolved === undefined || resolved === '') throw new ConfigError(`${where(path)} refers to \${${variable}}, which is not set.`);
   // A list written as one reference (`apiKeys: ${GATEWAY_KEYS}`): the variable holds it comma-separated.
-  if (field !== undefined && unwrap(field) instanceof z.ZodArray && typeof path[path.length - 1] === 'string') {
+  if (row?.inner instanceof z.ZodArray && typeof path[path.length - 1] === 'string') {
     return resolved.split(',').map((item) => item.trim()).filter((item) => item !== '');
   }
   return resolved;

@@ -82,7 +82,7 @@ describe('chatflux-gateway command line', () => {
       const bad = write('bad.yaml', 'upstream:\n  provider: deepseek\nserve:\n  heartbeatMs: soon\n');
       const refused = await run([`--config=${bad}`, '--check-config']);
       expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });
-      expect(refused.stderr).toBe("chatflux-gateway: the configuration does not start: serve.heartbeatMs (bad.yaml:4): must be an integer from 0 to 3600000, got 'soon'.\n");
+      expect(refused.stderr).toBe('chatflux-gateway: the configuration does not start: serve.heartbeatMs (bad.yaml:4): must be an integer from 0 to 3600000, got "soon".\n');
     }, 90_000);
 
     it('--config FILE starts the gateway with it (here: its keys), and the banner names the file', async () => {

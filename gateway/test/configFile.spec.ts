@@ -130,7 +130,7 @@ describe('the gateway config file', () => {
     ['serve:\n  heartbeat: 5000\n', /^serve\.heartbeat \(gateway-\d+\.yaml:2\): unknown key serve\.heartbeat; serve takes .*heartbeatMs/],
     ['upstrem:\n  retry: 1\n', /^upstrem \(gateway-\d+\.yaml:1\): unknown key upstrem; the sections are http, process, upstream, limits, routes, serve, telemetry\.$/],
     ['http:\n  port: 3000\nserve:\n  heartbeatMs: -1\n', /^serve\.heartbeatMs \(gateway-\d+\.yaml:4\): must be an integer from 0 to 3600000, got -1\.$/],
-    ['upstream:\n  retry: many\n', /^upstream\.retry \(gateway-\d+\.yaml:2\): must be an integer from 0 to 10, got 'many'\.$/],
+    ['upstream:\n  retry: many\n', /^upstream\.retry \(gateway-\d+\.yaml:2\): must be an integer from 0 to 10, got "many"\.$/],
     ['upstream:\n  provider: deepsek\n', /^upstream\.provider \(gateway-\d+\.yaml:2\): /],
     ['http:\n  port: [1\nserve: {}\n', /^gateway-\d+\.yaml:\d+: not valid YAML: /],
     ['http:\n  port: 1\nhttp:\n  port: 2\n', /^gateway-\d+\.yaml:3: not valid YAML: Map keys must be unique/],

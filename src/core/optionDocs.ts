@@ -35,6 +35,12 @@ export interface OptionRow {
   range: string;
   /** One line: what it does. */
   description: string;
+  /** A secret: never printed, and in a config file only a reference to an environment variable. */
+  secret: boolean;
+  /** Its schema as declared (with its default): `schema.parse(undefined)` is its default. */
+  schema: z.ZodType;
+  /** Its schema without its `.default()` / `.optional()` wrappers: what a value is checked against (`z.ZodNumber`, …). */
+  inner: z.ZodType;
 }
 
 /** The registry of the option docs: each documented option's schema → its {@link OptionDoc}. */
@@ -54,7 +60,7 @@ export function option<S extends z.ZodType>(schema: S, doc: OptionDoc): S {
 }
 
 /** A value as the tables and the errors print it: numbers and booleans bare, strings quoted, arrays in brackets. */
-export function showValue(value: unknown): string {
+function showValue(value: unknown): string {
   if (typeof value === 'string') return `'${value}'`;
   if (Array.isArray(value)) return `[${value.map(showValue).join(', ')}]`;
   if (typeof value === 'function') return 'a function';
@@ -113,33 +119,16 @@ export function describeOptions(schema: z.ZodObject, prefix = ''): OptionRow[] {
         defaultIsValue: value !== undefined,
         range: doc.range ?? '—',
         description: doc.description,
+        secret: doc.secret === true,
+        schema: field,
+        inner,
       },
     ];
   });
 }
 
-/**
- * The field of an object schema at a dotted key (`upstream.timeouts.idle`), through nested objects and their
- * `.default()` / `.optional()` / `.prefault()` wrappers.
- *
- * @param schema - The object schema.
- * @param key - The dotted key.
- * @returns The field's schema as declared (with its wrappers), or `undefined` when the schema has no such key.
- */
-export function fieldAt(schema: z.ZodObject, key: string): z.ZodType | undefined {
-  let current: z.ZodType = schema;
-  for (const segment of key.split('.')) {
-    const inner = unwrap(current);
-    if (!(inner instanceof z.ZodObject)) return undefined;
-    const next = (inner.shape as Record<string, z.ZodType | undefined>)[segment];
-    if (next === undefined) return undefined;
-    current = next;
-  }
-  return current;
-}
-
 /** A schema without its `.default()`, `.optional()`, `.readonly()` and `.prefault()` wrappers. */
-export function unwrap(schema: z.ZodType): z.ZodType {
+function unwrap(schema: z.ZodType): z.ZodType {
   const def = schema._zod.def as { type: string; innerType?: z.ZodType };
   return ['default', 'optional', 'readonly', 'prefault'].includes(def.type) && def.innerType !== undefined ? unwrap(def.innerType) : schema;
 }
