@@ -47,7 +47,7 @@ export interface OptionRow {
 export const OPTION_DOCS = z.registry<OptionDoc>();
 
 /**
- * Documents an option: registers `doc` for `schema` in {@link OPTION_DOCS} and returns the schema, for a shape:
+ * Documents an option: registers `doc` for `schema` in the option docs' registry and returns the schema, for a shape:
  * `{ heartbeatMs: option(z.number().default(15000), { description: 'SSE heartbeat interval' }) }`.
  *
  * @param schema - The option's schema, with its `.default()` or `.optional()`.
