@@ -60,7 +60,7 @@ export class ChatWireInterceptor implements NestInterceptor {
       // it: one written while the body still arrives would commit the 200, and its refusal would go in-band under it.
       let bodyRead: () => void = () => undefined;
       const heartbeatAfter = new Promise<void>((resolve) => (bodyRead = resolve));
-      const handled = defer(() => readJsonBody(req, res, this.bodyLimit, platform)).pipe(
+      const handled = defer(() => readJsonBody(req, this.bodyLimit, platform)).pipe(
         tap(() => bodyRead()),
         switchMap(() => next.handle()),
       );

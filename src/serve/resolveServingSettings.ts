@@ -11,6 +11,7 @@ import { authorizeBearer } from './authorizeBearer.js';
 import { bearerKey } from './bearerKey.js';
 import { clientKeyOfKey } from './clientKeyOfKey.js';
 import { createSseTokens, type SseToken, type SseTokens } from './createSseTokens.js';
+import { parseByteLimit } from './parseByteLimit.js';
 import type { ServingSettingsConfig } from './ServingSettingsConfig.js';
 
 /** The serving options with their defaults applied, checked, and the per-endpoints state built from them. */
@@ -92,8 +93,8 @@ export interface ServingSettings {
  *
  * A wrong option is refused here, when the endpoints are created, in this order: the request limits, the request
  * policy, `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`, then the durations
- * (`bodyTimeoutMs`, `writeStallTimeoutMs`, `heartbeatMs`: a non-negative number of ms) and `queryLimit` (a
- * non-negative number). A duration of `Infinity`, or longer than a timer can wait (2^31 - 1 ms, about 24.8 days),
+ * (`bodyTimeoutMs`, `writeStallTimeoutMs`, `heartbeatMs`: a non-negative number of ms), `queryLimit` (a
+ * non-negative number) and `bodyLimit` (bytes, or a string such as `'1mb'`: `parseByteLimit`). A duration of `Infinity`, or longer than a timer can wait (2^31 - 1 ms, about 24.8 days),
  * means none, as `0` does: Node would fire such a timer after 1 ms.
  *
  * @param config - The endpoints' options.
@@ -122,13 +123,15 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
   if (typeof queryLimit !== 'number' || !(queryLimit >= 0)) {
     throw new ConfigError(`queryLimit must be a non-negative number of characters, got ${String(queryLimit)}.`);
   }
+  const bodyLimit = config.bodyLimit ?? '1mb';
+  parseByteLimit(bodyLimit); // a wrong limit is a ConfigError now, not a request's
   const requireTokens = (): SseTokens => {
     if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
     return tokens;
   };
   return {
     keys,
-    bodyLimit: config.bodyLimit ?? '1mb',
+    bodyLimit,
     bodyTimeoutMs,
     heartbeatMs,
     queryLimit,
