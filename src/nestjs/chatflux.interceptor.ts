@@ -18,7 +18,7 @@ import { nodeRequest, rawResponse, requestDemandGate } from './chatflux.utilitie
  *    injects) while the socket is full, unsubscribes on disconnect, and writes heartbeats (SSE).
  * 2. An error before the first byte (a pipe's validation error, the handler's throw or rejection, an
  *    `HttpException`, the upstream's refusal) gets a real status and the format's error body; after it, an in-band
- *    error frame. Nest's exceptions and body-parser errors are mapped as `ChatfluxExceptionFilter` maps them.
+ *    error frame. Nest's exceptions and the JSON parser's errors are mapped as `ChatfluxExceptionFilter` maps them.
  * 3. A JSON body nobody parsed yet (an app created with `bodyParser: false`) is parsed before the pipes run, with
  *    the Express router's parser (`readJsonBody`) and `config.bodyLimit`.
  * 4. With `ChatfluxModule` imported, its shutdown applies: a request arriving while the app closes gets a 503

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * Whether a node request has a body, as `type-is` (and so body-parser and `req.is()`) decides: a `Transfer-Encoding`
+ * Whether a node request has a body, as Express's `req.is()` and `express.json()` decide: a `Transfer-Encoding`
  * header, or a `Content-Length` that is a number (`0` included: an empty body is a body).
  *
  * @param req - The node request.

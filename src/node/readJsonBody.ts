@@ -11,7 +11,7 @@ import { jsonLengthExceeds } from './jsonLengthExceeds.js';
 /** What a platform's own body parser made of the body before the route ran: its value, or its refusal. */
 export type PlatformBody = { value: unknown } | { error: unknown };
 
-/** The content codings node removes, with `node:zlib` (as body-parser does; `x-gzip` is gzip, RFC 9110 §8.4.1.3). */
+/** The content codings node removes, with `node:zlib` (as `express.json()` does; `x-gzip` is gzip, RFC 9110 §8.4.1.3). */
 const INFLATERS: ReadonlyMap<string, () => Duplex> = new Map<string, () => Duplex>([
   ['identity', () => new PassThrough()],
   ['gzip', createGunzip],
@@ -55,7 +55,7 @@ function bodyOf(req: IncomingMessage, coding: string): Duplex | undefined {
  *    first. (That parser's limit may be the smaller one: its refusal then names it.)
  * 4. A request without a body, or whose `Content-Type` is not `application/json`, is left alone (`req.body` as it is),
  *    as `express.json()` leaves it.
- * 5. Otherwise the serving core's reader (`readJsonChunks`) reads it, with body-parser's rules: gzip, deflate and br
+ * 5. Otherwise the serving core's reader (`readJsonChunks`) reads it, with `express.json()`'s rules: gzip, deflate and br
  *    inflated here (`node:zlib`), the limit counted after inflating, UTF-8 only, objects and arrays only, an empty body
  *    as `{}`. A `Content-Length` over `limit` is refused before anything is read; a body not complete within
  *    `timeoutMs` is refused (`type: 'request.timeout'`, 408). The value is set as `req.body`, as Nest's pipes expect.
@@ -71,7 +71,7 @@ function bodyOf(req: IncomingMessage, coding: string): Duplex | undefined {
  */
 export async function readJsonBody(req: IncomingMessage & { body?: unknown }, limit: number | string, platform?: PlatformBody, timeoutMs = 30_000): Promise<unknown> {
   if (platform !== undefined && 'error' in platform) throw platform.error;
-  const consumed = req.complete && !req.readable; // as body-parser's own "already parsed" test (on-finished)
+  const consumed = req.complete && !req.readable; // as `express.json()`'s own "already parsed" test
   if (platform !== undefined || consumed) {
     const length = Number(req.headers['content-length']);
     const max = parseByteLimit(limit);

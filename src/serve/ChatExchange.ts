@@ -17,13 +17,13 @@ export interface ChatExchange<R = unknown> {
   readonly hasBody: boolean;
   /**
    * Reads the JSON body once, under `limit` and within `timeoutMs` (`0`: no deadline): the core's reader
-   * (`readJsonChunks`, body-parser's rules) over the transport's bytes, its content codings removed by the transport.
+   * (`readJsonChunks`, `express.json()`'s rules) over the transport's bytes, its content codings removed by the transport.
    *
    * @param limit - Bytes, or a string such as `'1mb'`.
    * @param timeoutMs - The longest wait for the whole body, in ms.
    * @returns The parsed body.
    * @throws The body errors (`bodyError`: `type: 'entity.too.large'`, …, `'request.timeout'`), or a platform parser's
-   *   (body-parser's, same `type`s), which the core words with
+   *   (`express.json()`'s, same `type`s), which the core words with
    *   `toRequestError`, or a `RequestError` already worded by the adapter.
    */
   readBody(limit: number | string, timeoutMs: number): Promise<unknown>;

@@ -1,5 +1,5 @@
 /**
- * Why a request body was refused, as body-parser names it in its errors' `type` (what `express.json()` and Nest's
+ * Why a request body was refused, as Express's JSON parser names it in its errors' `type` (what `express.json()` and Nest's
  * parser throw), plus `'request.timeout'` (the body's deadline) and `'encoding.failed'` (bytes that do not inflate as
  * their `Content-Encoding` says). `toRequestError` words each as the endpoint's 413, 415, 408 or 400.
  */
@@ -12,7 +12,7 @@ export type BodyErrorType =
   | 'request.aborted'
   | 'request.timeout';
 
-/** The HTTP status body-parser gives each refusal (`status` on its errors), which the errors here carry too. */
+/** The HTTP status Express's JSON parser gives each refusal (`status` on its errors), which the errors here carry too. */
 const STATUS: Readonly<Record<BodyErrorType, number>> = {
   'entity.too.large': 413,
   'entity.parse.failed': 400,
@@ -24,7 +24,7 @@ const STATUS: Readonly<Record<BodyErrorType, number>> = {
 };
 
 /**
- * A body reader's refusal, shaped as body-parser's errors (`type`, `status`, and the context fields such as `limit`,
+ * A body reader's refusal, shaped as the errors of Express's JSON parser (`type`, `status`, and the context fields such as `limit`,
  * `timeoutMs`, `charset`), so that `toRequestError` words the serving core's own reader and a platform's parser
  * (an app's `express.json()`, Nest's) alike. Never sent as it is: the endpoint sends `toRequestError`'s wording.
  *

@@ -13,7 +13,7 @@ const TYPE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/;
 const PARAMETER = /;[ \t]*([^;=]*?)[ \t]*(?:=[ \t]*(?:"((?:[^"\\]|\\[\s\S])*)"?[^;]*|([^;]*)))?(?=;|$)/gy;
 
 /**
- * Reads a `Content-Type` header as `type-is` and body-parser read it (what `req.is()` and `express.json()` match): the
+ * Reads a `Content-Type` header as Express reads it (what `req.is()` and `express.json()` match): the
  * media type before the first `;`, spaces and tabs around it ignored, in lower case; and its `charset` parameter (the
  * first one; a quoted value unquoted; lower-case). A parameter without `=` is skipped.
  *

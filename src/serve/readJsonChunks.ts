@@ -37,7 +37,7 @@ const FIRST_VALUE = /^[ \t\n\r]*([\s\S]?)/;
 /**
  * The JSON body of a request, read once from its bytes under a limit and a deadline — the serving core's one reader,
  * which node's `readJsonBody` and the web's `readRequestJson` adapt (each only removes its content codings), with the
- * rules of body-parser's `express.json()`:
+ * rules of Express's `express.json()`:
  *
  * 1. A `Content-Length` over the limit is refused before anything is read (`entity.too.large`, 413).
  * 2. A `charset` other than UTF-8 is refused (`charset.unsupported`, 415): RFC 8259 §8.1, JSON exchanged between
@@ -47,7 +47,7 @@ const FIRST_VALUE = /^[ \t\n\r]*([\s\S]?)/;
  *    (400); a body that breaks off: `request.aborted` (400); not complete within `timeoutMs`: `request.timeout` (408).
  * 4. The text is decoded as UTF-8, strictly (a byte sequence that is not UTF-8 is `entity.parse.failed`, 400); one
  *    byte order mark at its start is dropped.
- * 5. An empty body is `{}` (a common client mistake body-parser forgives); otherwise the first value after JSON's
+ * 5. An empty body is `{}` (a common client mistake `express.json()` forgives); otherwise the first value after JSON's
  *    whitespace must be an object or an array, and the whole text JSON (`entity.parse.failed`, 400).
  *
  * ```text

@@ -2,16 +2,16 @@ import { RequestError } from '../core/errors.js';
 import { isInflateError } from './isInflateError.js';
 import { parseByteLimit } from './parseByteLimit.js';
 
-/** The `Content-Encoding`s node's body reader inflates (and body-parser). */
+/** The `Content-Encoding`s node's body reader inflates (and `express.json()`). */
 const ENCODINGS = 'gzip, deflate or br, or no Content-Encoding';
 
 /**
  * Turns a body reader's refusal — the serving core's own (`readJsonChunks`, its `bodyError`s) or that of a platform's
- * parser that read the body first (an app's `express.json()`, Nest's: body-parser's errors, with the same `type`
+ * parser that read the body first (an app's `express.json()`, Nest's: the errors of Express's JSON parser, with the same `type`
  * field) — into the {@link RequestError} that the endpoint writes: 413 for a body over the limit, 415 for an
  * unsupported encoding or charset, 408 for a body slower than its deadline (`request.timeout`), 400 otherwise — a body
  * that does not inflate as its `Content-Encoding` says (gzip that is not gzip, a corrupt `br`, a truncated stream:
- * our `encoding.failed`, or zlib's error, which body-parser passes on with `status: 400` and no `type`) included.
+ * our `encoding.failed`, or zlib's error, which `express.json()` passes on with `status: 400` and no `type`) included.
  *
  * @param error - What the body reader threw (or the parser passed to `next`).
  * @param limit - The configured body limit, for the message.
@@ -39,7 +39,7 @@ export function toRequestError(error: unknown, limit: number | string): RequestE
     case 'stream.not.readable':
       return new RequestError('invalid_request', 'the request body could not be read', { cause: error });
     default:
-      // zlib's error (`Z_DATA_ERROR`, `Z_BUF_ERROR`, brotli's `ERR__ERROR_FORMAT_…`) that body-parser passed on as a 400
+      // zlib's error (`Z_DATA_ERROR`, `Z_BUF_ERROR`, brotli's `ERR__ERROR_FORMAT_…`) that `express.json()` passed on as a 400
       return isInflateError(error) && (error as { status?: unknown }).status === 400 ? decodingError(error) : undefined;
   }
 }

@@ -12,7 +12,7 @@ const DECOMPRESSED: ReadonlyMap<string, CompressionFormat> = new Map<string, Com
 async function* noBytes(): AsyncGenerator<Uint8Array> {}
 
 /**
- * A web `Request`'s JSON body, read once under `limit` by the serving core's reader (`readJsonChunks`, body-parser's
+ * A web `Request`'s JSON body, read once under `limit` by the serving core's reader (`readJsonChunks`, `express.json()`'s
  * rules, as the node endpoints read theirs): `Content-Length` over the limit refused before reading, the bytes counted
  * while reading, gzip and deflate inflated here (`DecompressionStream`), UTF-8 only, objects and arrays only, an empty
  * body as `{}`.
