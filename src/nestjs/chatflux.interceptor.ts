@@ -3,6 +3,7 @@ import { catchError, defer, map, switchMap, tap, throwError, type Observable } f
 import { ShutdownError } from '../core/errors.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { readJsonBody } from '../node/readJsonBody.js';
+import { parseByteLimit } from '../serve/parseByteLimit.js';
 import type { WriteResponseConfig } from '../node/writeResponse.js';
 import { toChatfluxError } from './chatflux.filter.js';
 import type { ChatWireConfig } from './chatflux.interfaces.js';
@@ -34,6 +35,7 @@ export class ChatWireInterceptor implements NestInterceptor {
    * @param format Which wire to write.
    * @param config Options of the writer (heartbeat interval, secrets, …).
    * @param shutdown The shutdown of `ChatfluxModule`, when the decorators find one (injected).
+   * @throws ConfigError when `config.bodyLimit` is not a limit (`parseByteLimit`: bytes, or a string such as `'1mb'`).
    */
   constructor(
     private readonly format: ChatWireFormat,
@@ -41,6 +43,7 @@ export class ChatWireInterceptor implements NestInterceptor {
     private readonly shutdown?: ChatfluxShutdown,
   ) {
     const { bodyLimit = '1mb', ...writeConfig } = config;
+    parseByteLimit(bodyLimit); // a wrong limit is a ConfigError here, not a request's 500
     const signal = shutdown?.with(config.signal) ?? config.signal;
     this.writeConfig = signal === undefined ? writeConfig : { ...writeConfig, signal };
     this.bodyLimit = bodyLimit;

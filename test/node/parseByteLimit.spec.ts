@@ -4,6 +4,7 @@
  * what to write for anything else, refused when the endpoints are created, not at a request.
  */
 import { ConfigError } from '../../src/core/errors';
+import { ChatWireInterceptor } from '../../src/nestjs/chatflux.interceptor';
 import { parseByteLimit } from '../../src/serve/parseByteLimit';
 import { resolveServingSettings } from '../../src/serve/resolveServingSettings';
 
@@ -34,9 +35,12 @@ describe('parseByteLimit', () => {
     expect(() => parseByteLimit(limit as string)).toThrow(/bodyLimit must be a non-negative number of bytes or a string such as '1mb'/);
   });
 
-  it('a wrong bodyLimit is refused when the endpoints are created (before: no limit at all)', () => {
+  it('a wrong bodyLimit is refused when the endpoints or the decorators are created (before: silently a limit of 1 byte for "1 megabyte", none for "lots")', () => {
     expect(() => resolveServingSettings({ bodyLimit: '1 megabyte' })).toThrow(ConfigError);
     expect(resolveServingSettings({ bodyLimit: '2kb' }).bodyLimit).toBe('2kb');
     expect(resolveServingSettings({}).bodyLimit).toBe('1mb');
+    // and by the NestJS decorators' interceptor (`@ChatJson({ bodyLimit })` & co.)
+    expect(() => new ChatWireInterceptor('json', { bodyLimit: 'lots' })).toThrow(ConfigError);
+    expect(() => new ChatWireInterceptor('json', { bodyLimit: '100kb' })).not.toThrow();
   });
 });
