@@ -6,7 +6,7 @@ import { LAYERS, layerZones } from './scripts/layers.mjs';
 import { importCircles } from './scripts/importCircles.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'docs/**', 'coverage/**', 'node_modules/**', 'bench/.tmp/**', 'src/gateway/public/**', 'test/examples/.readme-snippets-*/**'] },
+  { ignores: ['dist/**', 'gateway/dist/**', 'docs/**', 'coverage/**', 'node_modules/**', 'bench/.tmp/**', 'gateway/src/public/**', 'test/examples/.readme-snippets-*/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -34,6 +34,30 @@ export default tseslint.config(
     },
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: layerZones(LAYERS) }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'chatflux/no-type-import-cycle': 'error',
+    },
+  },
+  // The gateway is a package of its own: it reaches the library only through its public entry points (`chatflux`,
+  // `chatflux/node`, …), as any application does, never through a path into the library's files.
+  {
+    files: ['gateway/src/**/*.ts'],
+    plugins: { 'import-x': importX, chatflux: importCircles },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver': undefined,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['rxjs/internal/*'], message: 'Use the public rxjs API.' },
+            { group: ['../*', '**/src/*'], message: "The gateway imports the library by its public entry points only ('chatflux', 'chatflux/node', 'chatflux/express', 'chatflux/testing'): export what it needs there, documented." },
+          ],
+        },
+      ],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'chatflux/no-type-import-cycle': 'error',
     },

@@ -3,7 +3,7 @@ import type { Config } from 'jest';
 
 const config: Config = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/examples'],
+  roots: ['<rootDir>/test', '<rootDir>/examples', '<rootDir>/gateway/test'],
   testMatch: ['**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   // Sources import siblings with a `.js` suffix (required by the ESM build); map it back to the .ts file.

@@ -17,7 +17,6 @@ export const LAYERS = {
   nestjs: BELOW_ADAPTERS,
   web: [...BELOW_CLIENT, 'client', 'serve'],
   testing: ['core'],
-  gateway: [...BELOW_ADAPTERS, 'express', 'nestjs', 'web', 'testing'],
 };
 
 /**

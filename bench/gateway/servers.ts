@@ -235,10 +235,10 @@ async function main(): Promise<void> {
     if (role === 'chatflux' || role === 'chatflux2') {
       const [{ startGateway }, { loadGatewayConfig }] = await Promise.all([
         import(join(chatfluxDir(), 'gateway/startGateway.js')) as Promise<
-          typeof import('../../src/gateway/startGateway.js')
+          typeof import('../../gateway/src/startGateway.js')
         >,
         import(join(chatfluxDir(), 'gateway/loadGatewayConfig.js')) as Promise<
-          typeof import('../../src/gateway/loadGatewayConfig.js')
+          typeof import('../../gateway/src/loadGatewayConfig.js')
         >,
       ]);
       const config = loadGatewayConfig({

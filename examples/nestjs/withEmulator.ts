@@ -1,5 +1,5 @@
 /**
- * The NestJS example (main.ts, as the README shows it) against the built-in upstream emulator, or against any
+ * The NestJS example (main.ts, as docs/adapters.md shows it) against the built-in upstream emulator, or against any
  * OpenAI-compatible provider when CHATFLUX_BASE_URL and CHATFLUX_API_KEY are set. Run: `npm run example:nestjs`.
  */
 import { startEmulator } from '../../src/testing/startEmulator.js';

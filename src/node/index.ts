@@ -18,3 +18,8 @@ export {
 export { clientKeyOf } from './clientKeyOf.js';
 export { acceptsRestart, ACCEPT_RESTART_HEADER } from '../serve/acceptsRestart.js';
 export { createSseTokens, type SseToken, type SseTokens, type SseTokensConfig } from '../serve/createSseTokens.js';
+export { CHAT_WIRES, type ChatWire, type ChatWireFormat } from './CHAT_WIRES.js';
+export { matchesBearerKey } from '../serve/matchesBearerKey.js';
+export { DEFAULT_TOKEN_TTL_MS } from '../serve/DEFAULT_TOKEN_TTL_MS.js';
+export { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../serve/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
+export { createGracefulShutdown, type GracefulShutdown } from './createGracefulShutdown.js';

@@ -4,8 +4,8 @@
  *
  * The texts are linted through the ESLint Node API in a child process (lintTexts.mjs). The circles need files on
  * disk (import-x/no-cycle and chatflux/no-type-import-cycle follow the imports): they are planted in a temporary folder
- * under src/gateway/ — a folder the build leaves out, so a build running in parallel never compiles them — and removed
- * at the end. import-x/no-cycle skips type-only imports; the circles they close are chatflux/no-type-import-cycle's
+ * under src/ in folders named `planted-cycle-*`, which the build leaves out (tsconfig.build.json's `exclude`), so a build
+ * running in parallel never compiles them — and removed at the end. import-x/no-cycle skips type-only imports; the circles they close are chatflux/no-type-import-cycle's
  * (scripts/importCircles.mjs), and the layer zones count them as any import.
  */
 import { execFile } from 'node:child_process';
@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 
 const ROOT = join(__dirname, '..', '..');
 const PLANT_PREFIX = 'planted-cycle-';
-const PLANT_PARENT = join(ROOT, 'src', 'gateway');
+const PLANT_PARENT = join(ROOT, 'src');
 
 interface LintMessage {
   ruleId: string | null;
@@ -92,6 +92,10 @@ describe('the layer rules (scripts/layers.mjs through eslint.config.mjs)', () =>
         { code: "import { readJsonBody } from '../node/readJsonBody.js';\n\nexport const planted = readJsonBody;\n", filePath: join(ROOT, 'src/web/planted.ts') },
         // node/ → serve/: allowed (the control).
         { code: "import { createServingCore } from '../serve/createServingCore.js';\n\nexport const planted = createServingCore;\n", filePath: join(ROOT, 'src/node/planted.ts') },
+        // The gateway package → a library file by its path (a value, then a type only), and → a public entry (the control).
+        { code: "import { ConfigError } from '../../src/core/errors.js';\n\nexport const planted = ConfigError;\n", filePath: join(ROOT, 'gateway/src/planted.ts') },
+        { code: "import type { RouteCall } from '../../src/client/RouteCall.js';\n\nexport type Planted = RouteCall;\n", filePath: join(ROOT, 'gateway/src/planted.ts') },
+        { code: "import { ConfigError } from 'chatflux';\n\nexport const planted = ConfigError;\n", filePath: join(ROOT, 'gateway/src/planted.ts') },
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -116,6 +120,14 @@ describe('the layer rules (scripts/layers.mjs through eslint.config.mjs)', () =>
     expect(results[9]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/serve\/ may not import node\//);
     expect(results[10]?.find((m) => m.ruleId === 'import-x/no-restricted-paths')?.message).toMatch(/web\/ may not import node\//);
     expect(results[11]).toEqual([]);
+  });
+
+  it('the gateway package reaches the library through its public entry points only, type-only imports included', () => {
+    for (const result of [results[12], results[13]]) {
+      expect(rules(result)).toEqual(['no-restricted-imports']);
+      expect(result?.[0]?.message).toMatch(/public entry points only/);
+    }
+    expect(results[14]).toEqual([]);
   });
 
   it('a two-file circle is reported by import-x/no-cycle', () => {

@@ -180,7 +180,7 @@ describe('examples/', () => {
     expect(stderr).not.toContain('sk-wrong');
   });
 
-  it('nestjs/withEmulator.ts (npm run example:nestjs) runs main.ts, the README\'s, and serves the module\'s routes and its own', async () => {
+  it('nestjs/withEmulator.ts (npm run example:nestjs) runs main.ts, the adapters guide\'s, and serves the module\'s routes and its own', async () => {
     const port = await freePort();
     await serve('nestjs/withEmulator.ts', { ...env, PORT: String(port) }, /listening on http:\/\/127\.0\.0\.1:\d+/);
     const base = `http://127.0.0.1:${port}`;

@@ -1,8 +1,10 @@
 /**
- * Keeps the README honest:
- * - every ```ts block type-checks against the real API (with `chatflux` resolved through tsconfig `paths`);
+ * Keeps the README and the guides in docs/ honest:
+ * - every ```ts block of README.md and of each docs/*.md type-checks against the real API (with `chatflux` resolved
+ *   through tsconfig `paths`);
  * - every ```ts block with an `// output:` comment runs (`tsx`) and prints exactly that;
  * - the quick start is examples/quickstart.ts, verbatim (which examples.spec.ts runs against the emulator);
+ * - the README is a front page (under 400 lines) that links every guide, and each guide has its own contents;
  * - its test line names every system package the test setup may install, and every command that sends the emulator a
  *   fault scenario says the setting it needs (`CHATFLUX_EMULATOR_SCENARIOS=true`: without it the answer is normal), and
  *   every `npx tsx` says to install tsx first (a new project has none: npx would stop to ask) or is `npx --yes tsx`.
@@ -16,33 +18,42 @@ import { TOOLS } from '../setup/TOOLS';
 
 const root = join(__dirname, '..', '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
+/** The guides: every Markdown file of docs/ (not docs/api/, TypeDoc's output), by their path from the root. */
+const guides = readdirSync(join(root, 'docs'))
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => `docs/${name}`);
+const documents = ['README.md', ...guides];
 const run = promisify(execFile);
 
 interface Snippet {
+  /** The document it is in, by its path from the root. */
+  doc: string;
   n: number;
   code: string;
   expected?: string;
 }
 
-const snippets: Snippet[] = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match, n) => {
-  const code = match[1] ?? '';
-  const at = code.indexOf('// output:\n');
-  if (at === -1) return { n, code };
-  const expected = code
-    .slice(at + '// output:\n'.length)
-    .replace(/\n$/, '')
-    .split('\n')
-    .map((line) => line.replace(/^\/\/ ?/, ''))
-    .join('\n');
-  return { n, code, expected };
-});
+const snippetsOf = (doc: string): Snippet[] =>
+  [...readFileSync(join(root, doc), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match, n) => {
+    const code = match[1] ?? '';
+    const at = code.indexOf('// output:\n');
+    if (at === -1) return { doc, n, code };
+    const expected = code
+      .slice(at + '// output:\n'.length)
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => line.replace(/^\/\/ ?/, ''))
+      .join('\n');
+    return { doc, n, code, expected };
+  });
+const snippets: Snippet[] = documents.flatMap(snippetsOf);
 const runnable = snippets.filter((s): s is Required<Snippet> => s.expected !== undefined);
 
 // Inside the repository, so that tsx and tsc find tsconfig.json (paths) and node_modules; removed afterwards.
 const dir = join(root, 'test', 'examples', `.readme-snippets-${process.pid}`);
-const fileOf = (snippet: Snippet): string => join(dir, `snippet-${snippet.n}.ts`);
+const fileOf = (snippet: Snippet): string => join(dir, `${snippet.doc.replace(/[^\w]/g, '-')}-snippet-${snippet.n}.ts`);
 
-describe('README.md', () => {
+describe('README.md and the guides in docs/', () => {
   beforeAll(() => {
     mkdirSync(dir, { recursive: true });
     // `export {}` makes each snippet a module, so that their top-level names do not collide.
@@ -67,20 +78,18 @@ describe('README.md', () => {
   });
 
   it('says, in each command that sends the emulator a fault scenario, the setting the gateway needs for it', () => {
-    const docs = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))];
-    const faulty = docs.flatMap((file) =>
+    const faulty = documents.map((doc) => join(root, doc)).flatMap((file) =>
       [...readFileSync(file, 'utf8').matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```$/gm)]
         .map((match) => match[1] ?? '')
         .filter((block) => /"model":\s*"[^"#]*#[^"]+"|x-emulator-scenario/i.test(block))
         .map((block) => ({ file: relative(root, file), block })),
     );
-    expect(faulty.length).toBeGreaterThanOrEqual(2); // the README's rate limit and cut stream
+    expect(faulty.length).toBeGreaterThanOrEqual(2); // docs/endpoints.md's rate limit and cut stream
     for (const { file, block } of faulty) expect({ file, block, says: block.includes('CHATFLUX_EMULATOR_SCENARIOS=true') }).toMatchObject({ says: true });
   });
 
   it('says to install tsx wherever it runs a file with `npx tsx` (or runs it with `npx --yes tsx`)', () => {
-    const docs = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))];
-    const bare = docs.flatMap((file) => {
+    const bare = documents.map((doc) => join(root, doc)).flatMap((file) => {
       const text = readFileSync(file, 'utf8');
       return [...text.matchAll(/npx tsx /g)]
         .filter((match) => !text.slice(Math.max(0, match.index - 400), match.index).includes('npm install --save-dev tsx'))
@@ -91,11 +100,29 @@ describe('README.md', () => {
 
   it('shows examples/quickstart.ts verbatim as the quick start', () => {
     const quickstart = readFileSync(join(root, 'examples', 'quickstart.ts'), 'utf8');
-    expect(snippets.map((s) => s.code)).toContain(quickstart);
+    expect(snippetsOf('README.md').map((s) => s.code)).toContain(quickstart);
   });
 
   it('has runnable snippets for the operators', () => {
-    expect(runnable.length).toBeGreaterThanOrEqual(10);
+    expect(runnable.filter((s) => s.doc === 'docs/operators.md').length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('reads the snippets of the guides too', () => {
+    const withSnippets = new Set(snippets.map((s) => s.doc));
+    for (const doc of ['docs/operators.md', 'docs/client.md', 'docs/endpoints.md', 'docs/adapters.md', 'docs/failover.md', 'docs/observability.md']) {
+      expect(withSnippets).toContain(doc);
+    }
+  });
+
+  it('is a front page: under 400 lines, linking every guide, each guide with its own contents', () => {
+    expect(readme.split('\n').length).toBeLessThan(400);
+    const linked = [...readme.matchAll(/\]\((docs\/[^)#\s]+\.md)(?:#[^)]*)?\)/g)].map((match) => match[1]);
+    expect(guides.length).toBeGreaterThanOrEqual(10);
+    expect(guides.filter((guide) => !linked.includes(guide))).toEqual([]);
+    const withoutContents = guides.filter((guide) => guide !== 'docs/PROVIDERS.md').filter(
+      (guide) => !/^\*\*Contents\*\* — \[/m.test(readFileSync(join(root, guide), 'utf8')),
+    );
+    expect(withoutContents).toEqual([]);
   });
 
   it('type-checks every ts snippet', async () => {
@@ -117,7 +144,7 @@ describe('README.md', () => {
     expect(result).toBe('');
   }, 150_000);
 
-  it.each(runnable.map((s) => [s.n, s] as const))('snippet %i prints its // output:', async (_n, snippet) => {
+  it.each(runnable.map((s) => [s.doc, s.n, s] as const))('%s: snippet %i prints its // output:', async (_doc, _n, snippet) => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', fileOf(snippet)], {
       cwd: root,
       timeout: 60_000,

@@ -1,11 +1,11 @@
 /**
- * The README's NestJS snippet, run as written: its module (`ChatfluxModule.forRoot({ …, routes: { prefix: 'v1' } })`
+ * The NestJS snippet of the adapters guide (docs/adapters.md), run as written: its module (`ChatfluxModule.forRoot({ …, routes: { prefix: 'v1' } })`
  * beside a controller of the user's) serves the contract's endpoints under `/v1/chat/` and OpenAI's at
  * `/v1/chat/completions` and `/v1/models` — where an OpenAI client with the base URL `…/v1` asks — not at `/v1/v1/…`.
  * The snippet's client is the `deepseek` preset: only what is answered before the upstream is asked (`GET /v1/models`,
  * refusals of bad bodies) is requested here, so nothing leaves the machine. Beside it, the guide's `main.ts` (which is
  * examples/nestjs/main.ts verbatim) and the compiler options Nest's decorators need; that `main.ts` is run as a program
- * (`node --import tsx`) beside the README's module.
+ * (`node --import tsx`) beside the guide's module.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,17 +17,17 @@ import { waitFor } from '../helpers/streamSources';
 import { expectErrorBeforeCommit } from '../helpers/wireAssertions';
 
 const root = join(__dirname, '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const snippet = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)]
+const guide = readFileSync(join(root, 'docs', 'adapters.md'), 'utf8');
+const snippet = [...guide.matchAll(/^```ts\n([\s\S]*?)^```$/gm)]
   .map((match) => match[1] ?? '')
   .find((code) => code.includes("from 'chatflux/nestjs'") && code.includes('ChatfluxModule.forRoot(') && code.includes('export class AppModule'));
-const section = readme.slice(readme.indexOf('### `chatflux/nestjs`'), readme.indexOf('### `chatflux/web`'));
+const section = guide.slice(guide.indexOf('## `chatflux/nestjs`'), guide.indexOf('## `chatflux/web`'));
 const exampleMain = readFileSync(join(root, 'examples', 'nestjs', 'main.ts'), 'utf8');
 const mainSnippet = [...section.matchAll(/^```typescript\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '').find((code) => code.includes('NestFactory.create('));
 // Inside the repository, so that jest's transform and the `chatflux` mapping apply (ignored as readme.spec's); removed afterwards.
 const dir = join(root, 'test', 'examples', `.readme-snippets-nestjs-${process.pid}`);
 
-describe("README's NestJS snippet", () => {
+describe("the adapters guide's NestJS snippet", () => {
   let nest: NestTestApp;
   const saved = process.env['DEEPSEEK_API_KEY'];
   beforeAll(async () => {
@@ -36,7 +36,7 @@ describe("README's NestJS snippet", () => {
     writeFileSync(join(dir, 'app.module.ts'), snippet!);
     process.env['DEEPSEEK_API_KEY'] = 'sk-readme-snippet'; // the preset's key, read when the module starts
     const { AppModule } = (await import(join(dir, 'app.module'))) as { AppModule: Type<unknown> };
-    nest = await startNestApp({ imports: [AppModule] }, { bodyParser: false }); // as the README says to create it
+    nest = await startNestApp({ imports: [AppModule] }, { bodyParser: false }); // as the guide says to create it
   });
   afterAll(async () => {
     await nest?.close();
@@ -70,7 +70,7 @@ describe("README's NestJS snippet", () => {
     expect(options).toContainEqual({ compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true } });
   });
 
-  it('its main.ts starts the app as a program, beside the README\'s module, and shuts it down on SIGTERM', async () => {
+  it('its main.ts starts the app as a program, beside the guide\'s module, and shuts it down on SIGTERM', async () => {
     writeFileSync(join(dir, 'main.ts'), mainSnippet!);
     // The repository's compiler options (the decorators' among them) for these files, which its `include` skips.
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: relative(dir, join(root, 'tsconfig.json')), files: ['main.ts', 'app.module.ts'] }));

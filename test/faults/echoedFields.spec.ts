@@ -4,8 +4,8 @@
  * to `/metrics`, or to a span attribute. One redaction pass in `decodeChunk` (once per distinct value), and the
  * telemetry's own over its attributes.
  */
-import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
-import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
+import { loadGatewayConfig } from '../../gateway/src/loadGatewayConfig';
+import { startGateway, type RunningGateway } from '../../gateway/src/startGateway';
 import { inMemoryTelemetry, type InMemoryTelemetry } from '../helpers/inMemoryTelemetry';
 import { rawRequest } from '../helpers/rawRequest';
 import { startKeyEchoUpstream, type KeyEchoUpstream } from '../helpers/startKeyEchoUpstream';

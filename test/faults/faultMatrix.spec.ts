@@ -1,6 +1,6 @@
 /**
  * The fault matrix through a real gateway on loopback: every emulator fault × every endpoint, driven by the data in
- * faultMatrix.ts (which also renders the README table, checked here). A healthy request runs alongside every row.
+ * faultMatrix.ts (which also renders the "Failure behaviour" table of docs/endpoints.md, checked here). A healthy request runs alongside every row.
  * Every request has a deadline; every response, header and log line is scanned for the keys at the end.
  */
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import {
   type Endpoint,
 } from '../helpers/wireAssertions';
 import { FAULT_MATRIX, MATRIX_RETRIES, MATRIX_TIMEOUTS, type Expectation, type FaultCase } from './faultMatrix';
-import { formatFailureTable, readFailureTable } from './formatFailureTable';
+import { FAILURE_TABLE_DOC, formatFailureTable, readFailureTable } from './formatFailureTable';
 import { DEFAULT_RETRY_POLICY } from '../../src/core/retryPolicy';
 import { AUTH, SECRETS, startFaultGateway, type FaultGateway } from './startFaultGateway';
 
@@ -186,10 +186,10 @@ describe('fault matrix through the gateway', () => {
   });
 });
 
-describe('the README "Failure behaviour" table', () => {
+describe(`the "Failure behaviour" table of ${FAILURE_TABLE_DOC}`, () => {
   it('is the table generated from the fault matrix (run `npm run failure-table -- --write`)', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-    expect(readFailureTable(readme)).toBe(formatFailureTable());
+    const doc = readFileSync(join(__dirname, '..', '..', FAILURE_TABLE_DOC), 'utf8');
+    expect(readFailureTable(doc)).toBe(formatFailureTable());
   });
 
   it('says which timeouts are retried exactly as the retry policy does (a headers timeout is not)', () => {

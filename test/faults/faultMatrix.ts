@@ -1,7 +1,7 @@
 /**
  * The fault matrix as DATA: each upstream fault the emulator can inject, and what a client of each gateway endpoint
  * sees. The same table drives `faultMatrix.spec.ts` (every row × every endpoint through a real gateway) and renders
- * the README's "Failure behaviour" table (`scripts/failure-table.ts`, checked by the spec).
+ * the "Failure behaviour" table of docs/endpoints.md (`scripts/failure-table.ts`, checked by the spec).
  */
 import type { Endpoint } from '../helpers/wireAssertions';
 
@@ -21,7 +21,7 @@ export type Expectation =
 
 /** One upstream fault. */
 export interface FaultCase {
-  /** How the README names the fault. */
+  /** How the failure table names the fault. */
   fault: string;
   /** The provider dialect the emulator speaks (DeepSeek sends no `Retry-After`; the openai dialect does). */
   dialect: 'deepseek' | 'openai';
@@ -33,7 +33,7 @@ export interface FaultCase {
   hugePiece?: boolean;
   /**
    * Upstream attempts of each faulty request (checked by the spec, on every endpoint): 1 + `MATRIX_RETRIES` when the
-   * fault is retried, 1 when it is not — the README's retry sentence, observed.
+   * fault is retried, 1 when it is not — the failure table's retry sentence, observed.
    */
   attempts?: number;
 }

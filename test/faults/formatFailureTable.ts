@@ -2,7 +2,10 @@ import type { TimeoutPhase } from '../../src/core/errors';
 import { DEFAULT_RETRY_POLICY } from '../../src/core/retryPolicy';
 import { FAULT_MATRIX, MATRIX_RETRIES, MATRIX_TIMEOUTS, type Expectation, type FaultCase } from './faultMatrix';
 
-/** The README markers around the generated table. */
+/** The document that shows the generated table (its "Failure behaviour" section), by its path from the root. */
+export const FAILURE_TABLE_DOC = 'docs/endpoints.md';
+
+/** The markers around the generated table in {@link FAILURE_TABLE_DOC}. */
 export const TABLE_START = '<!-- failure-behaviour:start -->';
 export const TABLE_END = '<!-- failure-behaviour:end -->';
 
@@ -22,7 +25,7 @@ const list = (items: readonly (string | number)[], quote = false): string => {
 
 /**
  * What the gateway retries, said from the retry policy itself (`DEFAULT_RETRY_POLICY`, which the gateway uses with
- * `CHATFLUX_MAX_RETRIES` as its count), so the README cannot drift from it.
+ * `CHATFLUX_MAX_RETRIES` as its count), so the endpoints guide cannot drift from it.
  */
 export function formatRetryRule(policy = DEFAULT_RETRY_POLICY): string[] {
   const retried = PHASES.filter((phase) => policy.timeoutPhases.includes(phase));
@@ -53,7 +56,7 @@ const cell = (e: Expectation): string => {
 };
 
 /**
- * Renders the fault matrix as the README's "Failure behaviour" block (markers included): fault → what the client of
+ * Renders the fault matrix as the endpoints guide's "Failure behaviour" block (markers included): fault → what the client of
  * each endpoint sees.
  */
 export function formatFailureTable(matrix: readonly FaultCase[] = FAULT_MATRIX): string {
@@ -79,18 +82,18 @@ export function formatFailureTable(matrix: readonly FaultCase[] = FAULT_MATRIX):
   ].join('\n');
 }
 
-/** The README with its failure block replaced by `block` (appended at the end when the markers are missing). */
-export function replaceFailureTable(readme: string, block: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
+/** A document with its failure block replaced by `block` (appended at the end when the markers are missing). */
+export function replaceFailureTable(doc: string, block: string): string {
+  const start = doc.indexOf(TABLE_START);
+  const end = doc.indexOf(TABLE_END);
   if (start === -1 || end === -1 || end < start)
-    return `${readme.replace(/\n*$/, '\n')}\n## Failure behaviour\n\n${block}\n`;
-  return `${readme.slice(0, start)}${block}${readme.slice(end + TABLE_END.length)}`;
+    return `${doc.replace(/\n*$/, '\n')}\n## Failure behaviour\n\n${block}\n`;
+  return `${doc.slice(0, start)}${block}${doc.slice(end + TABLE_END.length)}`;
 }
 
-/** The failure block of a README (markers included), or undefined without markers. */
-export function readFailureTable(readme: string): string | undefined {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  return start === -1 || end === -1 || end < start ? undefined : readme.slice(start, end + TABLE_END.length);
+/** The failure block of a document (markers included), or undefined without markers. */
+export function readFailureTable(doc: string): string | undefined {
+  const start = doc.indexOf(TABLE_START);
+  const end = doc.indexOf(TABLE_END);
+  return start === -1 || end === -1 || end < start ? undefined : doc.slice(start, end + TABLE_END.length);
 }

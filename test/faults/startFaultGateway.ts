@@ -4,8 +4,8 @@
  */
 import type { Dispatcher } from 'undici';
 import type { ChatRequestLog } from '../../src/express/chatRouter';
-import { loadGatewayConfig } from '../../src/gateway/loadGatewayConfig';
-import { startGateway, type RunningGateway } from '../../src/gateway/startGateway';
+import { loadGatewayConfig } from '../../gateway/src/loadGatewayConfig';
+import { startGateway, type RunningGateway } from '../../gateway/src/startGateway';
 import type { EmulatorDialect } from '../../src/testing/EmulatorDialect';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 

@@ -11,8 +11,8 @@ export interface SpawnedProgram {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
-/** The gateway program from the sources, as `npm start` runs it (`node --import tsx src/gateway/main.ts`). */
-export const GATEWAY_PROGRAM = { command: process.execPath, args: ['--import', 'tsx', 'src/gateway/main.ts'], cwd: ROOT };
+/** The gateway program from the sources, as `npm start` runs it (`node --import tsx gateway/src/main.ts`). */
+export const GATEWAY_PROGRAM = { command: process.execPath, args: ['--import', 'tsx', 'gateway/src/main.ts'], cwd: ROOT };
 
 /**
  * Spawns `command` as a user's shell would (no npm variables), on 127.0.0.1 and an ephemeral port with the emulator's

@@ -105,7 +105,31 @@ export function packedTarball(): Promise<PackedTarball> {
 }
 
 /**
- * A temporary project with the packed chatflux and `dependencies` (npm specs: `express@4`, `@types/node@20`)
+ * `npm pack` of the gateway package (gateway/), once per run, after the library's: the library's `prepare` builds
+ * both packages (scripts/build.mjs), so the gateway is packed with `--ignore-scripts` (its `prepack` would build again,
+ * over the files being packed).
+ */
+export function packedGatewayTarball(): Promise<PackedTarball> {
+  return once('pack-gateway', async () => {
+    await packedTarball();
+    const destination = join(runDir(), 'pack');
+    const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], {
+      cwd: join(ROOT, 'gateway'),
+      env: userEnv(),
+      timeout: MAKE_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw failure('npm pack (gateway)', error);
+    });
+    const [result] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; name: string; version: string; files: Array<{ path: string }> }>;
+    if (result === undefined) throw new Error(`npm pack printed no result: ${stdout}`);
+    return { tarball: join(destination, result.filename), files: result.files.map((file) => file.path).sort(), name: result.name, version: result.version };
+  });
+}
+
+/**
+ * A temporary project with the packed chatflux and `dependencies` (npm specs: `express@4`, `@types/node@20`, or the
+ * path of another tarball)
  * installed by npm, once per run under `name` (a name always comes with the same dependencies: FRAMEWORK_PROJECTS).
  *
  * @returns The project's directory.
@@ -126,4 +150,15 @@ export function installedProject(name: string, dependencies: readonly string[]):
     });
     return dir;
   });
+}
+
+/**
+ * A temporary project with the packed gateway installed beside the packed library (as the registry would resolve the
+ * gateway's `chatflux` dependency), and nothing else; once per run.
+ *
+ * @returns The project's directory.
+ */
+export async function installedGatewayProject(): Promise<string> {
+  const { tarball } = await packedGatewayTarball();
+  return installedProject('gateway', [tarball]);
 }

@@ -5,13 +5,13 @@
  * No build in the tarball fails every test here.
  */
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { installFrameworkProjects } from '../helpers/installFrameworkProjects';
-import { packedTarball, ROOT, userEnv, type PackedTarball } from '../helpers/packedPackage';
+import { installedPackages } from '../helpers/installedPackages';
+import { installedProject, packedTarball, ROOT, userEnv, type PackedTarball } from '../helpers/packedPackage';
 import { rawRequest } from '../helpers/rawRequest';
-import { expectNdjsonAnswer } from '../helpers/wireAssertions';
 
 const run = promisify(execFile);
 
@@ -34,9 +34,8 @@ const SPECIFIERS = SUBPATHS.map((subpath) => (subpath === '.' ? 'chatflux' : `ch
 const ALLOWED = [
   /^dist\/(cjs|esm)\/.+\.(js|d\.ts|js\.map)$/,
   /^dist\/(cjs|esm)\/package\.json$/,
-  /^dist\/cjs\/gateway\/public\/index\.html$/,
   /^operators\/package\.json$/,
-  /^bin\/chatflux-(emulator|gateway)\.cjs$/,
+  /^bin\/chatflux-emulator\.cjs$/,
   /^(README\.md|CHANGELOG\.md|LICENSE|package\.json)$/,
 ];
 
@@ -58,10 +57,17 @@ describe('npm pack', () => {
     expect(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')).toContain(`## [${manifest.version}]`);
   });
 
-  it('contains the build: every file of the exports map, typesVersions and the bins, and the gateway with its page', () => {
+  it('contains the build: every file of the exports map, typesVersions and the bins (the emulator)', () => {
     expect(TARGETS.length).toBeGreaterThan(20);
     expect(TARGETS.filter((target) => !packed.files.includes(target))).toEqual([]);
-    expect(packed.files).toEqual(expect.arrayContaining(['dist/cjs/gateway/main.js', 'dist/cjs/gateway/public/index.html', 'dist/cjs/testing/cli.js']));
+    expect(packed.files).toEqual(expect.arrayContaining(['dist/cjs/testing/cli.js']));
+  });
+
+  it('leaves the gateway to its own package (chatflux-gateway): no gateway file, no gateway bin, none of its dependencies', () => {
+    expect(packed.files.filter((path) => /gateway/i.test(path))).toEqual([]);
+    expect(Object.keys(manifest.bin)).toEqual(['chatflux-emulator']);
+    const dependencies = Object.keys(manifest['dependencies'] as Record<string, string>);
+    expect(dependencies.filter((name) => /^(express|cors|pino|yaml)$|^@opentelemetry\//.test(name))).toEqual([]);
   });
 
   it('contains only the build, the subpath alias, the bins and the documents: no sources, tests or configuration', () => {
@@ -204,35 +210,26 @@ describe('the tarball installed in an empty project', () => {
     }
   }, 60_000);
 
-  it('the installed chatflux-gateway answers --version and --help, and exits', async () => {
-    const bin = join(project, 'node_modules', '.bin', 'chatflux-gateway');
-    const version = await run(bin, ['--version'], { cwd: project, env: userEnv({ PORT: '0' }), timeout: 30_000 });
-    expect(version).toEqual({ stdout: `${manifest.version}\n`, stderr: '' });
-    const help = await run(bin, ['--help'], { cwd: project, env: userEnv({ PORT: '0' }), timeout: 30_000 });
-    expect(help.stdout).toMatch(/^Usage: chatflux-gateway \[--help \| --version\]\n[\s\S]*\n {2}provider: {5}emulator/);
-  }, 60_000);
+  it('nothing of the gateway is installed with the library: no chatflux-gateway bin', () => {
+    expect(existsSync(join(project, 'node_modules', '.bin', 'chatflux-gateway'))).toBe(false);
+  });
+});
 
-  it('npx chatflux-gateway serves the three endpoints', async () => {
-    const child = spawn('npx', ['chatflux-gateway'], { cwd: project, env: userEnv({ PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    try {
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-      child.stdout.resume();
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 30_000);
-        child.stderr.on('data', () => {
-          const found = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-          if (found === undefined) return;
-          clearTimeout(timer);
-          resolve(found);
-        });
-      });
-      expectNdjsonAnswer(await rawRequest(`${url}/chat/stream`, { body: { messages: [{ role: 'user', content: 'hi' }] } }));
-      expect((await rawRequest(`${url}/`)).body).toContain('<title>chatflux gateway</title>');
-    } finally {
-      process.kill(-(child.pid as number), 'SIGINT'); // as a terminal's Ctrl-C
-      await exited;
-    }
-  }, 60_000);
+describe('the library installed into an empty project with rxjs, nothing else', () => {
+  let installed: { packages: string[]; bytes: number };
+  beforeAll(async () => {
+    const dir = await installedProject('library-only', ['rxjs@7']);
+    installed = installedPackages(join(dir, 'node_modules'));
+  }, 600_000);
+
+  it('brings fewer than 20 packages (rxjs and its tslib included)', () => {
+    expect(installed.packages).toContain('chatflux');
+    expect(installed.packages).toContain('rxjs');
+    expect(installed.packages.length).toBeLessThan(20);
+  });
+
+  it('weighs under 20 MB (the bytes of every file under node_modules, rxjs included)', () => {
+    expect(installed.bytes).toBeGreaterThan(1_000_000); // the count is real: chatflux's own build alone is more
+    expect(installed.bytes).toBeLessThan(20 * 1024 * 1024);
+  });
 });

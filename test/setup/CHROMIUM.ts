@@ -1,6 +1,6 @@
 import type { DebianTool } from './DebianTool';
 
-/** Chromium or Chrome, for the demo page's tests in a real browser (test/gateway/browser.spec.ts, via playwright-core). */
+/** Chromium or Chrome, for the demo page's tests in a real browser (gateway/test/browser.spec.ts, via playwright-core). */
 export const CHROMIUM: DebianTool = {
   name: 'Chromium (or Google Chrome)',
   envVar: 'CHROME_PATH',
@@ -15,5 +15,5 @@ export const CHROMIUM: DebianTool = {
     '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
   ],
   debianPackage: 'chromium',
-  neededBy: 'test/gateway/browser.spec.ts',
+  neededBy: 'gateway/test/browser.spec.ts',
 };

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatRouteEvent, TelemetryConfig } from 'chatflux';
+import type { ChatRequestLog } from 'chatflux/express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
+import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+/** The gateway's own OpenTelemetry: providers, the Prometheus exporter, and its per-request instruments. */
+export interface GatewayTelemetry {
+  /** For the chat client (`ChatClientConfig.telemetry`): the gateway's providers and propagator. */
+  client: TelemetryConfig;
+  /** Serves `GET /metrics` in Prometheus' text format. */
+  serveMetrics(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Runs `next` inside the request's SERVER span, a child of the client's W3C `traceparent` when it sent one; counts
+   * the chat request in flight until the response closes.
+   */
+  around(req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void): void;
+  /**
+   * Counts one SSE heartbeat comment written (`chatflux.gateway.heartbeats`, by endpoint): `: ping` on `/chat/sse`,
+   * `: keep-alive` on `/v1/chat/completions` — the serving core's `onHeartbeat`.
+   */
+  countHeartbeat(endpoint: string): void;
+  /**
+   * Counts a finished chat request (`chatflux.gateway.requests`, by endpoint, method, status, result and, when it
+   * failed, `error.type`: the error's bounded `kind`, never a provider's own code).
+   */
+  countRequest(entry: ChatRequestLog): void;
+  /** Reports the upstream pool (connections in use, requests waiting) through this callback. */
+  observePool(read: () => { inUse: number; waiting: number } | undefined): void;
+  /** Counts a route's event: attempts by outcome, circuit breaker transitions by the state entered. */
+  countRouteEvent(event: ChatRouteEvent): void;
+  /** The active span's trace and span ids, for a log line. */
+  traceIds(): { trace_id: string; span_id: string } | undefined;
+  /**
+   * Flushes and stops the exporters, waiting at most `SHUTDOWN_FLUSH_MS` (500 ms): an OTLP collector that does not
+   * answer must not hold a graceful shutdown for the exporters' own 10 s timeout (what it has not taken is dropped).
+   */
+  shutdown(): Promise<void>;
+}
+
+/** Options of {@link createGatewayTelemetry}. */
+export interface GatewayTelemetryConfig {
+  /** Export traces and metrics over OTLP/HTTP (the exporters read `OTEL_EXPORTER_OTLP_*` themselves). */
+  otlp?: { traces: boolean; metrics: boolean } | undefined;
+  /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`); `service.instance.id` is a random UUID per call. */
+  serviceName?: string;
+  /**
+   * The model names the GenAI metrics may carry (`TelemetryConfig.models`): the configured ones (`CHATFLUX_MODEL`,
+   * `CHATFLUX_ALLOWED_MODELS`, the routes and their targets' models). Each client adds its own model; any other name
+   * a client or the upstream sends is recorded as `other`.
+   */
+  models?: readonly string[];
+}
+
+let contextManagerSet = false;
+/** The longest the gateway's shutdown waits for the exporters' last flush, in ms (a healthy collector takes a few). */
+const SHUTDOWN_FLUSH_MS = 500;
+const CHAT_PATH = /^\/(chat\/(?:json|stream|sse)|v1\/chat\/completions)\/?$/i;
+
+/**
+ * The gateway's telemetry, on providers of its own (nothing registered globally but an `AsyncLocalStorage` context
+ * manager, once per process, which makes a request's span the active one for its whole handling): a tracer provider
+ * (OTLP when configured; else spans are made — trace ids for the logs and for `traceparent` upstream — and dropped),
+ * a meter provider read by the Prometheus exporter (without its own server: `GET /metrics` is served by the gateway)
+ * and by OTLP when configured, and the W3C trace-context propagator.
+ *
+ * @param config - OTLP switches and the service name.
+ * @returns The telemetry.
+ */
+export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayTelemetry {
+  if (!contextManagerSet) {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()); // false when one is set already: kept
+    contextManagerSet = true;
+  }
+  // `service.instance.id` tells the processes apart (the workers of CHATFLUX_WORKERS, replicas): each exports
+  // cumulative counters of its own, which a collector would take for one series were their resources the same.
+  const resource = resourceFromAttributes({
+    'service.name': config.serviceName ?? process.env['OTEL_SERVICE_NAME'] ?? 'chatflux-gateway',
+    'service.instance.id': randomUUID(),
+  });
+  const spanProcessors: SpanProcessor[] = config.otlp?.traces === true ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
+  // Without a trace exporter nothing reads a span's attributes: a request that does not continue a sampled trace gets
+  // a non-recording span (its ids still name it in the logs and in the upstream's traceparent) instead of a recorded
+  // one made to be dropped, with its attributes, for the SERVER span and the client's span alike.
+  const sampler = spanProcessors.length > 0 ? new AlwaysOnSampler() : new ParentBasedSampler({ root: new AlwaysOffSampler() });
+  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors, sampler });
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const readers: IMetricReader[] = [prometheus];
+  if (config.otlp?.metrics === true) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() }));
+  const meterProvider = new MeterProvider({ resource, readers });
+  const propagator = new W3CTraceContextPropagator();
+  const tracer: Tracer = tracerProvider.getTracer('chatflux-gateway');
+  const meter = meterProvider.getMeter('chatflux-gateway');
+  const requests = meter.createCounter('chatflux.gateway.requests', { unit: '{request}', description: 'Chat requests served, by endpoint, method, status and result.' });
+  const inFlight = meter.createUpDownCounter('chatflux.gateway.streams.in_flight', { unit: '{request}', description: 'Chat requests (streams and JSON answers) being served now.' });
+  const heartbeats = meter.createCounter('chatflux.gateway.heartbeats', { unit: '{heartbeat}', description: 'SSE heartbeat comments written.' });
+  const poolInUse = meter.createObservableGauge('chatflux.upstream.connections.in_use', { unit: '{connection}', description: 'Upstream connections in use.' });
+  const routeAttempts = meter.createCounter('chatflux.route.attempts', { unit: '{attempt}', description: "Routes' attempts, by route, target and outcome (completed, cut, failed, retried, skipped)." });
+  const breakerTransitions = meter.createCounter('chatflux.route.breaker.transitions', { unit: '{transition}', description: "Routes' circuit breaker state changes, by route, target and the state entered." });
+  const poolWaiting = meter.createObservableGauge('chatflux.upstream.connections.waiting', { unit: '{request}', description: 'Requests waiting for an upstream connection.' });
+
+  return {
+    client: { tracerProvider, meterProvider, propagator, models: config.models ?? [] },
+    serveMetrics: (req, res) => prometheus.getMetricsRequestHandler(req, res),
+    around: (req, res, next) => {
+      const path = req.path ?? req.url ?? '/';
+      const chat = CHAT_PATH.exec(path);
+      if (chat === null) return next();
+      const endpoint = `/${(chat[1] ?? '').toLowerCase()}`;
+      const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+      const span: Span = tracer.startSpan(
+        `${req.method ?? 'POST'} ${endpoint}`,
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? 'POST', 'http.route': endpoint, 'url.path': path } },
+        parent,
+      );
+      inFlight.add(1, { 'http.route': endpoint });
+      res.once('close', () => {
+        inFlight.add(-1, { 'http.route': endpoint });
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      });
+      context.with(trace.setSpan(parent, span), next);
+    },
+    countHeartbeat: (endpoint) => heartbeats.add(1, { 'http.route': endpoint }),
+    countRequest: (entry) => {
+      requests.add(1, {
+        'http.route': entry.endpoint,
+        'http.request.method': entry.method,
+        'http.response.status_code': entry.status,
+        'chatflux.result': entry.result,
+        ...(entry.error === undefined ? {} : { 'error.type': entry.error.kind }),
+      });
+    },
+    observePool: (read) => {
+      meter.addBatchObservableCallback(
+        (result) => {
+          const pool = read();
+          if (pool === undefined) return;
+          result.observe(poolInUse, pool.inUse);
+          result.observe(poolWaiting, pool.waiting);
+        },
+        [poolInUse, poolWaiting],
+      );
+    },
+    countRouteEvent: (event) => {
+      if (event.type === 'attempt') routeAttempts.add(1, { 'chatflux.route': event.route, 'chatflux.route.target': event.target, 'chatflux.route.outcome': event.outcome });
+      else breakerTransitions.add(1, { 'chatflux.route': event.route, 'chatflux.route.target': event.target, 'chatflux.breaker.state': event.to });
+    },
+    traceIds: () => {
+      const ids = trace.getSpan(context.active())?.spanContext();
+      return ids === undefined ? undefined : { trace_id: ids.traceId, span_id: ids.spanId };
+    },
+    shutdown: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref()));
+      await Promise.race([Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]), deadline]);
+      clearTimeout(timer);
+    },
+  };
+}
