@@ -1,19 +1,18 @@
 import type { IncomingMessage } from 'node:http';
-import { PassThrough, type Duplex } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { bodyError } from '../serve/bodyError.js';
 import { parseByteLimit } from '../serve/parseByteLimit.js';
 import { parseMediaType } from '../serve/parseMediaType.js';
-import { readJsonChunks } from '../serve/readJsonChunks.js';
+import { readJsonChunks, type JsonBodySource } from '../serve/readJsonChunks.js';
 import { hasBody } from './hasBody.js';
 import { jsonLengthExceeds } from './jsonLengthExceeds.js';
 
 /** What a platform's own body parser made of the body before the route ran: its value, or its refusal. */
 export type PlatformBody = { value: unknown } | { error: unknown };
 
-/** The content codings node removes, with `node:zlib` (as `express.json()` does; `x-gzip` is gzip, RFC 9110 §8.4.1.3). */
-const INFLATERS: ReadonlyMap<string, () => Duplex> = new Map<string, () => Duplex>([
-  ['identity', () => new PassThrough()],
+/** The content codings node removes besides `identity`, with `node:zlib` (as `express.json()` does; `x-gzip` is gzip, RFC 9110 §8.4.1.3). */
+const INFLATERS: ReadonlyMap<string, () => Transform> = new Map<string, () => Transform>([
   ['gzip', createGunzip],
   ['x-gzip', createGunzip],
   ['deflate', createInflate],
@@ -21,26 +20,37 @@ const INFLATERS: ReadonlyMap<string, () => Duplex> = new Map<string, () => Duple
 ]);
 
 /**
- * The request's bytes with `coding` removed, in a stream of their own piped from the request: the body reader may
- * cancel (destroy) it — at the limit, the deadline — while the request, whose connection carries the response, is
- * only unpiped (the endpoint then discards the rest or closes the connection: `closeUnreadRequest`). The request's
- * failure (the client gone) fails it.
+ * The request as `readJsonChunks` reads it: its bytes as they come (`identity`), or through an inflater piped from
+ * it, which the request's failure (the client gone) fails. When the read stops early only the inflater is destroyed
+ * (and unpiped): the request, whose connection carries the response, is left to the endpoint, which discards the rest
+ * of the body or closes the connection (`closeUnreadRequest`).
  */
-function bodyOf(req: IncomingMessage, coding: string): Duplex | undefined {
-  const create = INFLATERS.get(coding);
-  if (create === undefined) return undefined;
-  const stream = create();
-  const fail = (error: unknown): void => void stream.destroy(error instanceof Error ? error : new Error(String(error)));
-  const closed = (): void => {
-    if (!req.complete) fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+function bodySource(req: IncomingMessage): JsonBodySource {
+  let inflater: Transform | undefined;
+  return {
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    },
+    open: (coding) => {
+      if (coding === 'identity') return req;
+      const create = INFLATERS.get(coding);
+      if (create === undefined) return undefined;
+      const stream = create();
+      const fail = (error: unknown): void => void stream.destroy(error instanceof Error ? error : new Error(String(error)));
+      const closed = (): void => {
+        if (!req.complete) fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      };
+      req.on('error', fail).once('close', closed);
+      stream.once('close', () => {
+        req.unpipe(stream);
+        req.off('error', fail).off('close', closed);
+      });
+      inflater = req.pipe(stream);
+      return inflater;
+    },
+    stop: () => inflater?.destroy(),
   };
-  req.on('error', fail).once('close', closed);
-  stream.once('close', () => {
-    req.unpipe(stream);
-    req.off('error', fail).off('close', closed);
-  });
-  req.pipe(stream);
-  return stream;
 }
 
 /**
@@ -83,15 +93,6 @@ export async function readJsonBody(req: IncomingMessage & { body?: unknown }, li
   }
   if (!('body' in req)) req.body = undefined;
   if (!hasBody(req) || parseMediaType(req.headers['content-type'])?.type !== 'application/json') return req.body;
-  req.body = await readJsonChunks(
-    {
-      header: (name) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      },
-      open: (coding) => bodyOf(req, coding),
-    },
-    { limit, timeoutMs },
-  );
+  req.body = await readJsonChunks(bodySource(req), { limit, timeoutMs });
   return req.body;
 }

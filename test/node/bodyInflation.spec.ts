@@ -5,6 +5,7 @@
  * inflated bytes pass the limit, while it still arrives, instead of being inflated into memory or read to its end.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { brotliCompressSync, createGzip, deflateSync, gzipSync } from 'node:zlib';
 import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
 import { rawRequest } from '../helpers/rawRequest';
@@ -47,15 +48,16 @@ const compress: Record<string, (text: string) => Buffer> = {
 };
 
 /**
- * POSTs `{"messages":[{"role":"user","content":"xxxx…` gzipped, endlessly (chunked, no Content-Length), until the
+ * POSTs `{"messages":[{"role":"user","content":"xxxx…`, gzipped or as it is, endlessly (chunked, no Content-Length), until the
  * response arrives or `maxMs` passes (bounded; then it rejects). The body never ends: a response is one the server
  * sent while it still arrived.
  */
-function endlessGzip(url: string, maxMs = 15_000): Promise<{ status: number; body: string }> {
+function endlessBody(url: string, coding: 'gzip' | 'identity', maxMs = 15_000): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     let responded = false;
-    const req = httpRequest(`${url}/chat/json`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' } });
-    const gzip = createGzip();
+    const headers = { 'Content-Type': 'application/json', ...(coding === 'gzip' ? { 'Content-Encoding': 'gzip' } : {}) };
+    const req = httpRequest(`${url}/chat/json`, { method: 'POST', headers });
+    const gzip = coding === 'gzip' ? createGzip() : new PassThrough();
     gzip.on('data', (chunk: Buffer) => {
       if (!req.write(chunk)) gzip.pause();
     });
@@ -116,11 +118,18 @@ describe.each(SERVERS)('$name', ({ start, codings }) => {
 
   it('a gzip bomb that never ends gets its 413 while it still arrives (not a 408 at the deadline, not an OOM)', async () => {
     const before = served.logs.length;
-    const res = await endlessGzip(served.url);
+    const res = await endlessBody(served.url, 'gzip');
     expect(res.status).toBe(413);
     expect(res.body).toContain('"code":"payload_too_large"');
     expect(served.logs.slice(before)).toEqual([expect.objectContaining({ status: 413 })]);
     // and the server serves the next request
+    expectJsonAnswer(await rawRequest(`${served.url}/chat/json`, { body: REQUEST }));
+  });
+
+  it('an endless plain body (chunked, no Content-Length) gets its 413 at the limit, on a connection still open to carry it', async () => {
+    const res = await endlessBody(served.url, 'identity');
+    expect(res.status).toBe(413);
+    expect(res.body).toContain('"code":"payload_too_large"');
     expectJsonAnswer(await rawRequest(`${served.url}/chat/json`, { body: REQUEST }));
   });
 

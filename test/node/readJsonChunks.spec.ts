@@ -153,6 +153,16 @@ describe('readJsonChunks: what it refuses, and how the endpoint words it', () =>
     expect(cancelled()).toBe(true);
   });
 
+  it('with the transport’s stop, the body is let go, not cancelled, and stop is told (node: its request carries the response)', async () => {
+    const { body, cancelled } = streamOf([utf8('{"a":"'), utf8('x'.repeat(60))], { end: false });
+    let stopped = 0;
+    const request = { ...source({}, () => body), stop: () => void stopped++ };
+    expect((await refusal(readJsonChunks(request, { limit: 64, timeoutMs: 0 }), 64)).type).toBe('entity.too.large');
+    expect(stopped).toBe(1);
+    expect(cancelled()).toBe(false);
+    expect(body.locked).toBe(false); // free for the transport to finish as it sees fit
+  });
+
   it('exactly the limit is read', async () => {
     const text = `{"a":"${'x'.repeat(56)}"}`;
     expect(utf8(text).byteLength).toBe(64);
