@@ -12,6 +12,7 @@ export const LAYERS = {
   telemetry: ['core'],
   client: BELOW_CLIENT,
   serve: [...BELOW_CLIENT, 'client'],
+  tools: [...BELOW_CLIENT, 'client'],
   node: [...BELOW_CLIENT, 'client', 'serve'],
   express: BELOW_ADAPTERS,
   nestjs: BELOW_ADAPTERS,

@@ -1,5 +1,5 @@
 /**
- * The injection token of the {@link ChatClient} that `ChatfluxModule.forRoot()` / `forRootAsync()` provide.
+ * The injection token of the {@link chatflux!ChatClient} that `ChatfluxModule.forRoot()` / `forRootAsync()` provide.
  *
  * Inject it explicitly (`@Inject(CHATFLUX_CLIENT)`): tools that do not emit decorator metadata (tsx, esbuild,
  * SWC without its plugin) then resolve it as well.

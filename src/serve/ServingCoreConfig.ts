@@ -37,7 +37,7 @@ export interface ServingCoreConfig<R = unknown> extends ServingSettingsConfig {
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
   signal?: AbortSignal;
   /**
-   * A graceful shutdown (`createGracefulShutdown`, NestJS's `ChatfluxShutdown`): while it drains, a new request gets
+   * A graceful shutdown (`createGracefulShutdown`, or `ChatfluxModule`'s own): while it drains, a new request gets
    * 503 `shutting_down` with `Connection: close`; each response is tracked until it ends; its signal ends them.
    */
   shutdown?: {
