@@ -68,3 +68,13 @@ export { describeRouteError, type RouteErrorDescription } from './client/describ
 export { isContextLengthError } from './core/isContextLengthError.js';
 export { isContentPolicyError } from './core/isContentPolicyError.js';
 export { addUsage } from './core/addUsage.js';
+export type { StreamLog } from './store/StreamLog.js';
+export type { StreamLogConfig } from './store/StreamLogConfig.js';
+export type { StreamLogHealth } from './store/StreamLogHealth.js';
+export type { StreamLogRecord } from './store/StreamLogRecord.js';
+export type { StreamLogStats } from './store/StreamLogStats.js';
+export type { StreamMeta, StreamMetaInit } from './store/StreamMeta.js';
+export type { StreamOpenConfig } from './store/StreamOpenConfig.js';
+export type { StreamOutcome, StreamOutcomeKind } from './store/StreamOutcome.js';
+export type { StreamProducer, StreamStopReason } from './store/StreamProducer.js';
+export type { StreamReadConfig } from './store/StreamReadConfig.js';
