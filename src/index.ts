@@ -78,3 +78,5 @@ export type { StreamOpenConfig } from './store/StreamOpenConfig.js';
 export type { StreamOutcome, StreamOutcomeKind } from './store/StreamOutcome.js';
 export type { StreamProducer, StreamStopReason } from './store/StreamProducer.js';
 export type { StreamReadConfig } from './store/StreamReadConfig.js';
+export { createMemoryStreamLog } from './store/createMemoryStreamLog.js';
+export type { MemoryStreamLogConfig } from './store/MemoryStreamLogConfig.js';
