@@ -6,6 +6,7 @@ import type { ChatClient, ChatClientConfig } from '../client/createChatClient.js
 import type { WriteResponseConfig } from '../node/writeResponse.js';
 import type { ChatRequestLog } from '../serve/ChatRequestLog.js';
 import type { ChatRequest } from '../core/schemas/index.js';
+import type { ResumableConfig } from '../serve/ResumableConfig.js';
 
 /**
  * Where the built-in controller serves `POST {prefix}/chat/json`, `{prefix}/chat/stream` and `{prefix}/chat/sse`.
@@ -65,6 +66,12 @@ export interface ChatfluxModuleConfig {
   tokenTtlMs?: number;
   /** The built-in controller: the longest `q` query parameter of `GET /chat/sse`, in characters; longer gets 413 (default 8192). */
   queryLimit?: number;
+  /**
+   * The built-in controller: resumable answers (`Chatflux-Stream-Id`, `Last-Event-ID`, `GET {prefix}/chat/streams/{id}`,
+   * `POST {prefix}/chat/streams/{id}/cancel`): `true` for an in-memory log, or its options (see the Express router's
+   * `resumable`). Default off.
+   */
+  resumable?: boolean | ResumableConfig;
   /** The built-in controller: the request `GET /chat/sse` serves when it has no `q`; absent: 400. */
   demoRequest?: ChatRequest;
   /** The built-in controller: receives one entry per request (the Express router's `ChatRequestLog`). */

@@ -1,6 +1,7 @@
 import type { ChatClient } from '../client/createChatClient.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
+import type { ResumableConfig } from './ResumableConfig.js';
 import type { ServingSettingsConfig } from './ServingSettingsConfig.js';
 
 /**
@@ -34,6 +35,14 @@ export interface ServingCoreConfig<R = unknown> extends ServingSettingsConfig {
    * stream), with the endpoint's path: a keep-alive metric without a look at every write.
    */
   onHeartbeat?: (endpoint: ChatEndpoint) => void;
+  /**
+   * Resumable answers: `true` (an in-memory log of this process) or their options (a shared log: every instance
+   * resumes every answer). The streamed endpoints then answer with `Chatflux-Stream-Id`, SSE events carry `id:`s, a
+   * client that lost its connection resumes with `Last-Event-ID` or `GET /chat/streams/{id}`, and
+   * `POST /chat/streams/{id}/cancel` stops an answer; a disconnect no longer aborts the upstream at once (see
+   * `ResumableConfig.abandonAfterMs`). Default: off (a disconnect aborts the upstream; `/chat/streams/…` answer 404).
+   */
+  resumable?: boolean | ResumableConfig;
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
   signal?: AbortSignal;
   /**

@@ -77,6 +77,8 @@ export function expectNdjsonAnswer(res: RawResponse): LlmClientOutputChunk[] {
 /** One SSE frame of our writer: `data` lines, an optional `event`, or a comment. */
 export interface SseFrame {
   event?: string;
+  id?: string;
+  retry?: string;
   data?: string;
   comment?: string;
 }
@@ -93,6 +95,8 @@ export function sseFrames(body: string): SseFrame[] {
       for (const line of text.split('\n')) {
         if (line.startsWith(': ')) frame.comment = line.slice(2);
         else if (line.startsWith('event: ')) frame.event = line.slice(7);
+        else if (line.startsWith('id: ')) frame.id = line.slice(4);
+        else if (line.startsWith('retry: ')) frame.retry = line.slice(7);
         else if (line.startsWith('data: ')) frame.data = frame.data === undefined ? line.slice(6) : `${frame.data}\n${line.slice(6)}`;
         else throw new Error(`unexpected SSE line ${JSON.stringify(line)}`);
       }

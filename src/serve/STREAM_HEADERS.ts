@@ -1,0 +1,10 @@
+/**
+ * The response headers of a resumable answer (see `ResumableConfig`): the stream's id on every streamed response, and
+ * `local` when the answer can be resumed in this process only (the shared log is unreachable).
+ */
+export const STREAM_HEADERS = {
+  /** `Chatflux-Stream-Id: <id>`: the id `GET /chat/streams/{id}` and `POST /chat/streams/{id}/cancel` take. */
+  id: 'Chatflux-Stream-Id',
+  /** `Chatflux-Resumable: local`: this answer can be resumed on this instance only (the shared log is down). */
+  resumable: 'Chatflux-Resumable',
+} as const;
