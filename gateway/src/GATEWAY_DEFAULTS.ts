@@ -30,4 +30,8 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   connectionWaitMs: 10_000,
   /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: the serving core's own default `maxConcurrentPerClient`, as the banner prints it. */
   maxConcurrentPerClient: 32,
+  /** `CHATFLUX_ABANDON_AFTER_MS`: the serving core's own default `resumable.abandonAfterMs`, as the banner prints it. */
+  abandonAfterMs: 60_000,
+  /** `CHATFLUX_STREAM_RETENTION_MS`: how long a finished answer can be replayed (the stream log's default retention). */
+  streamRetentionMs: 600_000,
 });

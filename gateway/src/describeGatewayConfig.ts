@@ -39,6 +39,11 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
         : `POST /chat/token, valid ${orDefault(config.tokenTtlMs, TOKEN_TTL_MS, ' ms')}, secret ${config.tokenSecret === undefined ? 'random per process' : 'set'}`
     }`,
     `shutdown:     grace ${orDefault(config.shutdownGraceMs, GATEWAY_DEFAULTS.shutdownGraceMs, ' ms')}`,
+    `resumable:    ${
+      config.resumable === false
+        ? 'off (a disconnect aborts the upstream)'
+        : `${config.redisUrl === undefined ? 'in memory (this instance only)' : 'Redis (every instance)'}, abandoned after ${orDefault(config.abandonAfterMs, GATEWAY_DEFAULTS.abandonAfterMs, ' ms')} without a reader, kept ${orDefault(config.streamRetentionMs, GATEWAY_DEFAULTS.streamRetentionMs, ' ms')}`
+    }`,
   ];
   const otlp = config.otlp === undefined ? 'no OTLP export' : `OTLP ${[config.otlp.traces ? 'traces' : '', config.otlp.metrics ? 'metrics' : ''].filter(Boolean).join(' + ')}`;
   lines.push(`telemetry:    GET /metrics (${config.metricsToken === undefined ? 'open' : 'Bearer token set'}), ${otlp}`);

@@ -116,6 +116,21 @@ export interface GatewayConfig {
   routes?: Record<string, GatewayRoute>;
   /** The API keys of route targets, read from the variables their `apiKeyEnv` names (by variable name). Secret. */
   routeKeys?: Record<string, string>;
+  /**
+   * `CHATFLUX_REDIS_URL` (`redis://…`, `rediss://…`, `unix://…`): the shared stream log, so that every instance can
+   * resume (and cancel) every answer. Default none: an in-memory log, answers resumable on the instance that made
+   * them. Secret (it may hold a password).
+   */
+  redisUrl?: string;
+  /** `CHATFLUX_RESUMABLE`: `false` turns resumable answers off (a disconnect aborts the upstream at once). Default on. */
+  resumable?: boolean;
+  /**
+   * `CHATFLUX_ABANDON_AFTER_MS`: how long an answer goes on with no reader (its client went away, nobody resumed it)
+   * before its upstream is aborted (default 60000; `0`: at once).
+   */
+  abandonAfterMs?: number;
+  /** `CHATFLUX_STREAM_RETENTION_MS`: how long a finished answer can be replayed (default 600000; at most 86400000). */
+  streamRetentionMs?: number;
 }
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
@@ -244,6 +259,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     tokenTtlMs: integer(env, 'CHATFLUX_TOKEN_TTL_MS', 1000, 86_400_000),
     shutdownGraceMs: integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000),
     emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
+    abandonAfterMs: integer(env, 'CHATFLUX_ABANDON_AFTER_MS', 0, 86_400_000),
+    streamRetentionMs: integer(env, 'CHATFLUX_STREAM_RETENTION_MS', 1000, 86_400_000),
   };
   for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
   const metricsToken = text(env, 'CHATFLUX_METRICS_TOKEN');
@@ -252,6 +269,16 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     throw new ConfigError('CHATFLUX_METRICS_TOKEN must be one word without spaces (it is sent as `Authorization: Bearer <token>`): fix or unset it.');
   }
   if (metricsToken !== undefined) config.metricsToken = metricsToken;
+  const redisUrl = text(env, 'CHATFLUX_REDIS_URL');
+  if (redisUrl !== undefined && !/^(rediss?|unix):\/\//.test(redisUrl)) {
+    throw new ConfigError('CHATFLUX_REDIS_URL must be a redis://, rediss:// or unix:// URL: fix or unset it.');
+  }
+  if (redisUrl !== undefined) config.redisUrl = redisUrl;
+  const resumable = text(env, 'CHATFLUX_RESUMABLE');
+  if (resumable !== undefined) {
+    if (resumable !== 'true' && resumable !== 'false') throw new ConfigError(`CHATFLUX_RESUMABLE must be true or false, got ${JSON.stringify(resumable)}.`);
+    config.resumable = resumable === 'true';
+  }
   const otlpAll = text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined;
   const otlp = {
     traces: otlpAll || text(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined,

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { throwError } from 'rxjs';
-import { createChatClient, type ChatClientConfig, type ChatRouteEvent, routeByModel, ConfigError, ShutdownError, type ErrorBody } from 'chatflux';
+import { createChatClient, createMemoryStreamLog, type ChatClientConfig, type ChatRouteEvent, routeByModel, ConfigError, ShutdownError, type ErrorBody, type StreamLog } from 'chatflux';
 import { chatRouter, type ChatRequestLog } from 'chatflux/express';
 import { createGracefulShutdown, CHAT_WIRES, type ChatWireFormat, matchesBearerKey } from 'chatflux/node';
 import { startEmulator } from 'chatflux/testing';
@@ -142,6 +142,10 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     sink(entry);
   };
 
+  // Resumable answers: a log every instance shares (Redis), else one of this process; off with CHATFLUX_RESUMABLE=false.
+  const streamLog = await openStreamLog(config);
+  if (streamLog !== undefined) telemetry.observeStreamLog(() => streamLog.stats());
+
   const app = express();
   app.disable('x-powered-by');
   app.use((req, res, next) => {
@@ -180,6 +184,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       onHeartbeat: telemetry.countHeartbeat,
       ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
       ...(config.allowSeveralChoices === undefined ? {} : { allowSeveralChoices: config.allowSeveralChoices }),
+      ...(streamLog === undefined ? {} : { resumable: { log: streamLog, abandonAfterMs: config.abandonAfterMs ?? GATEWAY_DEFAULTS.abandonAfterMs } }),
     }),
   );
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));
@@ -206,6 +211,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   }
   const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await client.close();
+    await streamLog?.close();
     await emulator?.close();
     await telemetry.shutdown();
     throw error;
@@ -224,6 +230,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     server.closeAllConnections();
     await serverClosed;
     await client.close();
+    await streamLog?.close();
     await emulator?.close();
     await telemetry.shutdown();
   };
@@ -233,6 +240,18 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   };
   if (emulator !== undefined) gateway.emulatorUrl = emulator.url;
   return gateway;
+}
+
+/**
+ * The gateway's stream log (resumable answers): Redis when `CHATFLUX_REDIS_URL` is set (every instance resumes every
+ * answer), else in memory (this instance only); none with `CHATFLUX_RESUMABLE=false`.
+ */
+async function openStreamLog(config: GatewayConfig): Promise<StreamLog | undefined> {
+  if (config.resumable === false) return undefined;
+  const retentionMs = config.streamRetentionMs ?? GATEWAY_DEFAULTS.streamRetentionMs;
+  if (config.redisUrl === undefined) return createMemoryStreamLog({ retentionMs });
+  const { createRedisStreamLog } = await import('chatflux/redis');
+  return createRedisStreamLog({ url: config.redisUrl, retentionMs });
 }
 
 /**

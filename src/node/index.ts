@@ -23,3 +23,5 @@ export { matchesBearerKey } from '../serve/matchesBearerKey.js';
 export { DEFAULT_TOKEN_TTL_MS } from '../serve/DEFAULT_TOKEN_TTL_MS.js';
 export { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../serve/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 export { createGracefulShutdown, type GracefulShutdown } from './createGracefulShutdown.js';
+export type { ResumableConfig } from '../serve/ResumableConfig.js';
+export { STREAM_HEADERS } from '../serve/STREAM_HEADERS.js';

@@ -242,7 +242,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const headers: Record<string, string> = refuseAll ? { Connection: 'close' } : {};
     if (streamId !== undefined && resumable !== undefined) {
       headers[STREAM_HEADERS.id] = streamId;
-      if (resumable.log.health() === 'local' && resumable.shared) headers[STREAM_HEADERS.resumable] = 'local';
+      if (resumable.log.health() === 'local') headers[STREAM_HEADERS.resumable] = 'local';
     }
     return {
       wire,

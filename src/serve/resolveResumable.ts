@@ -8,8 +8,6 @@ import type { ResumableConfig } from './ResumableConfig.js';
 export interface ResumableSettings {
   /** The stream log. */
   readonly log: StreamLog;
-  /** Whether the log was given (a shared one, maybe): only then can the response say `Chatflux-Resumable: local`. */
-  readonly shared: boolean;
   /** No reader for this long: the upstream is aborted (`0`: at once). */
   readonly abandonAfterMs: number;
   /** A resume the log cannot serve now: come back after this long. */
@@ -36,7 +34,6 @@ export function resolveResumable(config: boolean | ResumableConfig | undefined):
   }
   return {
     log: options.log ?? createMemoryStreamLog({ retentionMs }),
-    shared: options.log !== undefined,
     abandonAfterMs: durationMs('resumable.abandonAfterMs', options.abandonAfterMs, 60_000),
     retryAfterMs: durationMs('resumable.retryAfterMs', options.retryAfterMs, 2_000),
   };
