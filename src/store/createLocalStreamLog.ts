@@ -208,7 +208,8 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
             stream.bytes += data.length;
           } else {
             stream.truncated = true;
-            producer.degrade();
+            if (resumability === 'shared') producer.degrade();
+            else stats.degraded++; // a local stream past its cap: counted all the same
           }
           wake(stream);
         }
