@@ -131,6 +131,11 @@ export interface GatewayConfig {
   abandonAfterMs?: number;
   /** `CHATFLUX_STREAM_RETENTION_MS`: how long a finished answer can be replayed (default 600000; at most 86400000). */
   streamRetentionMs?: number;
+  /**
+   * `CHATFLUX_STREAM_LEASE_MS` (with Redis): how long a producing instance's lease lasts without renewal; a reader
+   * elsewhere declares the answer `producer_lost` once it has run out (default: the Redis log's, 5000).
+   */
+  streamLeaseMs?: number;
 }
 
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
@@ -261,6 +266,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
     abandonAfterMs: integer(env, 'CHATFLUX_ABANDON_AFTER_MS', 0, 86_400_000),
     streamRetentionMs: integer(env, 'CHATFLUX_STREAM_RETENTION_MS', 1000, 86_400_000),
+    streamLeaseMs: integer(env, 'CHATFLUX_STREAM_LEASE_MS', 500, 60_000),
   };
   for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
   const metricsToken = text(env, 'CHATFLUX_METRICS_TOKEN');

@@ -251,7 +251,7 @@ async function openStreamLog(config: GatewayConfig): Promise<StreamLog | undefin
   const retentionMs = config.streamRetentionMs ?? GATEWAY_DEFAULTS.streamRetentionMs;
   if (config.redisUrl === undefined) return createMemoryStreamLog({ retentionMs });
   const { createRedisStreamLog } = await import('chatflux/redis');
-  return createRedisStreamLog({ url: config.redisUrl, retentionMs });
+  return createRedisStreamLog({ url: config.redisUrl, retentionMs, ...(config.streamLeaseMs === undefined ? {} : { leaseMs: config.streamLeaseMs }) });
 }
 
 /**

@@ -286,7 +286,9 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       }
       if (meta === undefined || meta.ownerKeyHash !== (pending.owner ?? '')) return notFound();
       if (asked === undefined && sseAsked && meta.wire === 'sse') wire = 'sse'; // POST /chat/sse's frames (its end has no `id: done`)
-      return { wire, source: readLogged(resumable.log, id, after, wire !== 'ndjson'), options: optionsOf(wire), headers: { [STREAM_HEADERS.id]: id }, end };
+      const demand = createDemandGate({ stallTimeoutMs });
+      const source = readLogged(resumable.log, id, after, wire !== 'ndjson', demand);
+      return { wire, source, demand, options: optionsOf(wire), headers: { [STREAM_HEADERS.id]: id }, end };
     } catch (error) {
       return { wire, source: throwError(() => error), options: shared, end };
     }

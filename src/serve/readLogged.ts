@@ -1,4 +1,5 @@
 import { Observable } from 'rxjs';
+import type { DemandGate } from '../core/createDemandGate.js';
 import type { StreamLog } from '../store/StreamLog.js';
 import { loggedFrame } from './loggedFrame.js';
 import { outcomeError } from './outcomeError.js';
@@ -17,13 +18,15 @@ const eventOf = (json: string): string | undefined =>
  * @param id - The stream's id.
  * @param after - The position the reader has (`-1`: from the start).
  * @param sse - Whether the reader's wire is SSE.
+ * @param demand - The response's demand gate: the read waits while the client does not take more.
  * @returns The values to write, cold.
  */
-export function readLogged(log: StreamLog, id: string, after: number, sse: boolean): Observable<unknown> {
+export function readLogged(log: StreamLog, id: string, after: number, sse: boolean, demand: DemandGate): Observable<unknown> {
   return new Observable<unknown>((subscriber) => {
     const reading = new AbortController();
     const read = async (): Promise<void> => {
       for await (const record of log.read(id, { after, signal: reading.signal })) {
+        if (!demand.isOpen) await demand.whenOpen();
         if (subscriber.closed) return;
         if (record.kind === 'value') {
           const { data, position } = record;

@@ -21,7 +21,7 @@ const other = { Authorization: `Bearer ${OTHER_KEY}` };
 const ask = (scenario: string): Record<string, unknown> => ({ model: `${MODEL}#${scenario}`, messages: [{ role: 'user', content: 'Hello, world!' }] });
 
 /** Text up to the end of the `count`-th frame that has an `id:` naming a position, and that id; `undefined` if fewer. */
-function cutAfterEvents(body: string, count: number): { text: string; lastId: string } | undefined {
+export function cutAfterEvents(body: string, count: number): { text: string; lastId: string } | undefined {
   let seen = 0;
   let at = 0;
   for (;;) {
@@ -35,7 +35,7 @@ function cutAfterEvents(body: string, count: number): { text: string; lastId: st
 }
 
 /** Text up to the end of the `count`-th line. */
-const cutAfterLines = (body: string, count: number): string | undefined => {
+export const cutAfterLines = (body: string, count: number): string | undefined => {
   const lines = body.split('\n');
   return lines.length > count ? `${lines.slice(0, count).join('\n')}\n` : undefined;
 };
@@ -80,6 +80,7 @@ export function describeResumeContract(name: string, start: (setup: ResumeTarget
       expect(res.status).toBe(200);
       const id = String(res.headers['chatflux-stream-id']);
       expect(id).toMatch(STREAM_ID);
+      expect(res.headers['chatflux-resumable']).toBe('local'); // an in-memory log: this instance only
       const frames = framesOf(res.body);
       expect(frames.at(-1)).toEqual({ data: '[DONE]' });
       const values = frames.slice(0, -1);
