@@ -7,5 +7,19 @@ import type { StreamOutcome } from './StreamOutcome.js';
  * line's `index` and the SSE event's `id:` carry, so `?after=<index>` and `Last-Event-ID` resume after them.
  */
 export type StreamLogRecord =
-  | { readonly kind: 'value'; readonly position: number; readonly data: string }
-  | { readonly kind: 'end'; readonly outcome: StreamOutcome; readonly lastPosition: number };
+  | {
+      /** A value. */
+      readonly kind: 'value';
+      /** Its position: dense, from 0. */
+      readonly position: number;
+      /** The value as the producer appended it. */
+      readonly data: string;
+    }
+  | {
+      /** The terminal entry: the last record of a read. */
+      readonly kind: 'end';
+      /** How the stream ended. */
+      readonly outcome: StreamOutcome;
+      /** The position of the last value the producer appended (`-1`: none). */
+      readonly lastPosition: number;
+    };

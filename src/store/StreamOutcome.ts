@@ -13,11 +13,30 @@ import type { ErrorBody } from '../core/schemas/index.js';
  * ```
  */
 export type StreamOutcome =
-  | { readonly kind: 'complete' }
-  | { readonly kind: 'error'; readonly status: number; readonly error: ErrorBody }
-  | { readonly kind: 'cancelled' }
-  | { readonly kind: 'abandoned' }
-  | { readonly kind: 'producer_lost' };
+  | {
+      /** The answer finished. */
+      readonly kind: 'complete';
+    }
+  | {
+      /** The answer failed. */
+      readonly kind: 'error';
+      /** The HTTP status the error would have had before the response started. */
+      readonly status: number;
+      /** The public error body the client was sent. */
+      readonly error: ErrorBody;
+    }
+  | {
+      /** Cancelled by `StreamLog.cancel`. */
+      readonly kind: 'cancelled';
+    }
+  | {
+      /** No reader was attached for `abandonAfterMs`. */
+      readonly kind: 'abandoned';
+    }
+  | {
+      /** The producer stopped showing life before ending the stream. */
+      readonly kind: 'producer_lost';
+    };
 
 /** The `kind` of a {@link StreamOutcome}. */
 export type StreamOutcomeKind = StreamOutcome['kind'];
