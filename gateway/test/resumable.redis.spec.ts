@@ -18,6 +18,7 @@ const KEY = 'resume-gateway-key-0123456789';
 const OTHER = 'resume-other-key-9876543210';
 const UPSTREAM_KEY = 'sk-resume-upstream-key-42';
 const LEASE_MS = 2000;
+const RETENTION_MS = 8000;
 const auth = { Authorization: `Bearer ${KEY}` };
 const ask = (scenario: string): Record<string, unknown> => ({ model: `deepseek-chat#${scenario}`, messages: [{ role: 'user', content: 'Hello, world!' }] });
 
@@ -78,7 +79,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
       CHATFLUX_HEARTBEAT_MS: '0',
       CHATFLUX_REDIS_URL: redis.url,
       CHATFLUX_STREAM_LEASE_MS: String(LEASE_MS),
-      CHATFLUX_STREAM_RETENTION_MS: '4000',
+      CHATFLUX_STREAM_RETENTION_MS: String(RETENTION_MS),
       ...env,
     });
     started.push(gateway);
@@ -146,12 +147,23 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
     expect((await rawRequest(`${b.url}/chat/streams/${id}`, { headers: { Authorization: `Bearer ${OTHER}` } })).status).toBe(404);
     expect((await rawRequest(`${b.url}/chat/streams/${id}/cancel`, { method: 'POST', headers: { Authorization: `Bearer ${OTHER}` } })).status).toBe(404);
     expect((await rawRequest(`${b.url}/chat/streams/${id}`, { headers: auth })).body).toBe(res.body);
-    await new Promise((resolve) => setTimeout(resolve, 5000)); // past the 4 s retention
+    await new Promise((resolve) => setTimeout(resolve, RETENTION_MS + 1000)); // past the retention
     const gone = await rawRequest(`${b.url}/chat/streams/${id}`, { headers: auth });
     expect(gone.status).toBe(404);
     expect(gone.body).toMatch(/"code":"stream_not_found"/);
     expect((await rawRequest(`${b.url}/chat/streams/${id}`, { headers: { ...auth, Accept: 'text/event-stream' } })).status).toBe(204);
-  }, 30_000);
+    // An EventSource told 204 stops: no request more in twice its default reconnect delay.
+    const proxy = await startCuttingProxy([b.url], 0, 1);
+    const source = new EventSource(`${proxy.url}/chat/streams/${id}`, { fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, ...auth } }) });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 7000));
+      expect(source.readyState).toBe(source.CLOSED);
+      expect(proxy.connections()).toBe(1);
+    } finally {
+      source.close();
+      await proxy.close();
+    }
+  }, 40_000);
 
   it('cancels through B an answer A produces: the upstream request is closed within 1 s, both readers get `cancelled`', async () => {
     let id = '';
@@ -299,7 +311,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
   it('gives a real EventSource whose connection is cut 5 times at random points (A and B in turn) exactly one complete answer', async () => {
     const before = upstreams();
     const proxy = await startCuttingProxy([a.url, b.url], 5, 30);
-    const q = encodeURIComponent(JSON.stringify(ask('tokens=150;pace=20')));
+    const q = encodeURIComponent(JSON.stringify(ask('tokens=800;pace=20')));
     const messages: Array<{ data: string; id: string }> = [];
     const source = new EventSource(`${proxy.url}/chat/sse?q=${q}`, {
       fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, ...auth } }),
