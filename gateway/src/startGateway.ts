@@ -59,6 +59,9 @@ const PAGE_PATH = join(__dirname, 'public', 'index.html');
 /** The message of the `ShutdownError` every response still open (or arriving) during a shutdown ends with. */
 const SHUTTING_DOWN = 'the gateway is shutting down; retry the request';
 
+/** How long the gateway waits at start for Redis (`CHATFLUX_REDIS_URL`) to answer before it serves anyway, in ms. */
+const REDIS_CONNECT_WAIT_MS = 2000;
+
 /** What `GET /chat/sse` without `q` asks for: the spec's `new EventSource('/chat/sse')` then streams a demo answer. */
 const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Please introduce yourself in a few sentences.' }] };
 
@@ -251,7 +254,13 @@ async function openStreamLog(config: GatewayConfig): Promise<StreamLog | undefin
   const retentionMs = config.streamRetentionMs ?? GATEWAY_DEFAULTS.streamRetentionMs;
   if (config.redisUrl === undefined) return createMemoryStreamLog({ retentionMs });
   const { createRedisStreamLog } = await import('chatflux/redis');
-  return createRedisStreamLog({ url: config.redisUrl, retentionMs, ...(config.streamLeaseMs === undefined ? {} : { leaseMs: config.streamLeaseMs }) });
+  const log = createRedisStreamLog({ url: config.redisUrl, retentionMs, ...(config.streamLeaseMs === undefined ? {} : { leaseMs: config.streamLeaseMs }) });
+  // The first answers are resumable everywhere once Redis answers: wait for it a little, never long (a Redis that is
+  // down at start leaves the answers local-only, said in their headers, until it comes back).
+  for (const deadline = Date.now() + REDIS_CONNECT_WAIT_MS; log.health() !== 'shared' && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return log;
 }
 
 /**
