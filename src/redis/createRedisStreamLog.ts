@@ -54,7 +54,6 @@ interface Writer {
   lastWriteAt: number;
   /** Resolves when the queue is empty and nothing is in flight. */
   idle: Array<() => void>;
-  ending: boolean;
 }
 
 /**
@@ -261,7 +260,6 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
         })
       : Promise.resolve();
   const endRemote = async (writer: Writer, outcome: StreamOutcome, lastPosition: number): Promise<void> => {
-    writer.ending = true;
     if (writer.renewTimer !== undefined) clearInterval(writer.renewTimer);
     writer.renewTimer = undefined;
     try {
@@ -326,7 +324,6 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
         renewTimer: undefined,
         lastWriteAt: Date.now(),
         idle: [],
-        ending: false,
       };
       made.writer = started;
       writers.set(id, started);

@@ -9,6 +9,7 @@ import { STREAM_LOG_SCRIPTS } from '../../src/redis/STREAM_LOG_SCRIPTS';
 import type { RedisStreamLogConfig } from '../../src/redis/RedisStreamLogConfig';
 import type { StreamLog } from '../../src/store/StreamLog';
 import { eventually, newStreamId, readAll, streamLogContractSuite } from '../helpers/streamLogContractSuite';
+import { trackTimers } from '../helpers/trackTimers';
 import { startRedis, type TestRedis } from '../helpers/startRedis';
 
 let redis: TestRedis;
@@ -143,6 +144,50 @@ describe('createRedisStreamLog', () => {
     expect(await command(retry)).toEqual([1, 0, 0]);
     expect(Number(await command(['XLEN', `cf:{${id}}:log`]))).toBe(2);
     await producer.end({ kind: 'complete' });
+  });
+
+  it('brings a cancel to an idle producer within 1 s by pub/sub, and by the meta flag with its next write', async () => {
+    const log = await opened({ leaseMs: 60_000 }); // renewals every 20 s: only the publish can be this quick
+    const other = await opened();
+    const id = newStreamId();
+    const producer = await log.open(id, META);
+    producer.append('0');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const asked = Date.now();
+    expect(await other.cancel(id)).toBe(true);
+    expect(await eventually(() => producer.stopReason === 'cancelled', 5000)).toBe(true);
+    expect(Date.now() - asked).toBeLessThan(1000);
+    await producer.end({ kind: 'cancelled' });
+
+    const quiet = newStreamId();
+    const unheard = await log.open(quiet, META);
+    await command(['HSET', `cf:{${quiet}}:meta`, 'cancel', '1']); // a cancel whose publish was lost
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(unheard.stopReason).toBeUndefined();
+    unheard.append('next');
+    expect(await eventually(() => unheard.stopReason === 'cancelled', 5000)).toBe(true);
+    await unheard.end({ kind: 'cancelled' });
+  });
+
+  it('leaves no timer behind once closed', async () => {
+    const log = await opened({ leaseMs: 900 });
+    const reader = await opened({ leaseMs: 900 });
+    const tracker = trackTimers();
+    const producers = await Promise.all([newStreamId(), newStreamId()].map((id) => log.open(id, META, { abandonAfterMs: 60_000 })));
+    for (const producer of producers) producer.append('0');
+    const reading = readAll(reader, producers[0]?.id ?? '');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tracker.pending()).toBeGreaterThanOrEqual(4); // per producer: renewal, sliding expiry, abandon
+    await reader.close();
+    await log.close();
+    await reading;
+    // node-redis's command timeouts are AbortSignal.timeout()s: they cannot be cleared and end by themselves
+    // (the longest: an XREAD's, blockMs + commandTimeoutMs + 1 s); ours are cleared by close
+    await eventually(() => tracker.pending() <= 1, 10_000); // 1: eventually's own last wait
+    await new Promise((resolve) => setImmediate(resolve));
+    const left = tracker.origins();
+    tracker.stop();
+    expect(left).toEqual([]);
   });
 
   it('leaks nothing: every key has a TTL while streams run, the key count returns to its baseline, connections close', async () => {
