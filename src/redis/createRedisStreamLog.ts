@@ -127,6 +127,25 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
       .catch((error: unknown) => onError(asError(error))),
   ]);
   void connecting;
+  // The first connect: until it succeeds or fails (bounded), a command waits for it instead of finding Redis "down" —
+  // a log used at once after its creation shares its first streams. Redis refusing the connection ends it at once.
+  let endFirstConnect = (): void => undefined;
+  let firstConnect: Promise<void> | undefined = new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      client.off('error', done);
+      firstConnect = undefined;
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(1000, commandTimeoutMs)).unref();
+    client.on('ready', done);
+    client.on('error', done);
+    endFirstConnect = done;
+  });
+  const connected = async (): Promise<void> => {
+    if (firstConnect !== undefined) await firstConnect;
+  };
 
   const send = async (args: string[], timeout = commandTimeoutMs): Promise<Reply> => {
     if (!client.isReady) throw new Error('Redis is not connected');
@@ -282,6 +301,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
   const open = async (id: string, meta: StreamMetaInit, openConfig?: StreamOpenConfig): Promise<StreamProducer> => {
     if (closed) throw new ConfigError('createRedisStreamLog: open after close; open streams before closing the log');
     checkStreamOpen(id, meta, openConfig);
+    await connected();
     const produceLocally = (shared: boolean): LocalStreamProducer => {
       const made: { writer?: Writer } = {}; // the hooks see the writer made below
       const producer = local.openLocal(id, meta, openConfig, {
@@ -404,6 +424,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
   const metaOf = async (id: string): Promise<StreamMeta | undefined> => {
     if (!isStreamId(id)) return undefined;
     if (local.has(id)) return local.meta(id);
+    await connected();
     if (closed) return undefined;
     try {
       return parseMeta(id, await send(['HGETALL', key(id, 'meta')]));
@@ -521,6 +542,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     cancel: async (id) => {
       if (!isStreamId(id)) return false;
       if (local.has(id)) return local.cancel(id);
+      await connected();
       try {
         return (await evalScript(STREAM_LOG_SCRIPTS.cancel, [key(id, 'meta')], [`${prefix}ctl:`, id])) === 1;
       } catch (error) {
@@ -532,6 +554,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     close: async () => {
       if (closed) return;
       closed = true;
+      endFirstConnect();
       for (const writer of [...writers.values()]) release(writer);
       await local.close();
       const all = [client, subscriber, ...blockingClients];

@@ -259,6 +259,22 @@ describe('createRedisStreamLog', () => {
     ]);
   });
 
+  it('shares the first stream of a log used at once after its creation (it waits for its first connect)', async () => {
+    const log = logOf(); // no wait for its connection
+    logs.push(log);
+    const id = newStreamId();
+    const producer = await log.open(id, META);
+    expect(producer.resumability).toBe('shared');
+    producer.append('first');
+    await producer.end({ kind: 'complete' });
+    const other = logOf();
+    logs.push(other);
+    expect(await readAll(other, id)).toEqual([
+      { kind: 'value', position: 0, data: 'first' },
+      { kind: 'end', outcome: { kind: 'complete' }, lastPosition: 0 },
+    ]);
+  });
+
   it('opens local-only when Redis is down from the start, without waiting on it', async () => {
     await redis.kill();
     try {
