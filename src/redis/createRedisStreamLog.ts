@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { ConfigError, StreamLogError } from '../core/errors.js';
 import { checkStreamOpen, isStreamId } from '../store/checkStreamOpen.js';
@@ -157,8 +157,25 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
       throw error;
     }
   };
-  const evalScript = (script: string, keys: string[], args: Array<string | number>): Promise<Reply> =>
-    send(['EVAL', script, String(keys.length), ...keys, ...args.map(String)]);
+  // EVALSHA by the script's SHA-1; EVAL (which also caches it) when this Redis has not seen it (NOSCRIPT: a new or
+  // restarted server)
+  const shas = new Map<string, string>();
+  const evalScript = async (script: string, keys: string[], args: Array<string | number>): Promise<Reply> => {
+    let sha = shas.get(script);
+    if (sha === undefined) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')));
+    const rest = [String(keys.length), ...keys, ...args.map(String)];
+    if (!client.isReady) throw new Error('Redis is not connected');
+    try {
+      return (await client.sendCommand(['EVALSHA', sha, ...rest], { timeout: commandTimeoutMs })) as Reply;
+    } catch (error) {
+      if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) {
+        local.countError();
+        onError(asError(error));
+        throw error;
+      }
+    }
+    return send(['EVAL', script, ...rest]);
+  };
 
   // ——— the producer side ———
 

@@ -259,6 +259,22 @@ describe('createRedisStreamLog', () => {
     ]);
   });
 
+  it('turns a stream local-only when its writes fall behind (a full queue): what was queued is written, readers elsewhere stop at the gap', async () => {
+    const log = await opened({ maxQueuedValues: 5 });
+    const reader = await opened();
+    const id = newStreamId();
+    const producer = await log.open(id, META);
+    for (let n = 0; n < 50; n++) producer.append(String(n)); // synchronously: nothing flushed yet
+    expect(producer.resumability).toBe('local');
+    expect(log.stats().degraded).toBe(1);
+    const remote = await readAll(reader, id);
+    expect(remote.flatMap((record) => (!(record instanceof Error) && record.kind === 'value' ? [record.position] : []))).toEqual([0, 1, 2, 3, 4]);
+    expect(remote.at(-1)).toMatchObject({ code: 'stream_truncated', position: 4 });
+    await producer.end({ kind: 'complete' });
+    expect(await readAll(log, id)).toHaveLength(51); // the producer's instance has it all
+    expect(await reader.meta(id)).toMatchObject({ state: 'complete', complete: false, lastPosition: 4 });
+  });
+
   it('shares the first stream of a log used at once after its creation (it waits for its first connect)', async () => {
     const log = logOf(); // no wait for its connection
     logs.push(log);
