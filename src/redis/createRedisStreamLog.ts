@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { ConfigError, StreamLogError } from '../core/errors.js';
 import { checkStreamOpen, isStreamId } from '../store/checkStreamOpen.js';
@@ -54,7 +54,6 @@ interface Writer {
   lastWriteAt: number;
   /** Resolves when the queue is empty and nothing is in flight. */
   idle: Array<() => void>;
-  ending: boolean;
 }
 
 /**
@@ -128,6 +127,25 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
       .catch((error: unknown) => onError(asError(error))),
   ]);
   void connecting;
+  // The first connect: until it succeeds or fails (bounded), a command waits for it instead of finding Redis "down" —
+  // a log used at once after its creation shares its first streams. Redis refusing the connection ends it at once.
+  let endFirstConnect = (): void => undefined;
+  let firstConnect: Promise<void> | undefined = new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      client.off('error', done);
+      firstConnect = undefined;
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(1000, commandTimeoutMs)).unref();
+    client.on('ready', done);
+    client.on('error', done);
+    endFirstConnect = done;
+  });
+  const connected = async (): Promise<void> => {
+    if (firstConnect !== undefined) await firstConnect;
+  };
 
   const send = async (args: string[], timeout = commandTimeoutMs): Promise<Reply> => {
     if (!client.isReady) throw new Error('Redis is not connected');
@@ -139,8 +157,25 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
       throw error;
     }
   };
-  const evalScript = (script: string, keys: string[], args: Array<string | number>): Promise<Reply> =>
-    send(['EVAL', script, String(keys.length), ...keys, ...args.map(String)]);
+  // EVALSHA by the script's SHA-1; EVAL (which also caches it) when this Redis has not seen it (NOSCRIPT: a new or
+  // restarted server)
+  const shas = new Map<string, string>();
+  const evalScript = async (script: string, keys: string[], args: Array<string | number>): Promise<Reply> => {
+    let sha = shas.get(script);
+    if (sha === undefined) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')));
+    const rest = [String(keys.length), ...keys, ...args.map(String)];
+    if (!client.isReady) throw new Error('Redis is not connected');
+    try {
+      return (await client.sendCommand(['EVALSHA', sha, ...rest], { timeout: commandTimeoutMs })) as Reply;
+    } catch (error) {
+      if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) {
+        local.countError();
+        onError(asError(error));
+        throw error;
+      }
+    }
+    return send(['EVAL', script, ...rest]);
+  };
 
   // ——— the producer side ———
 
@@ -261,7 +296,6 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
         })
       : Promise.resolve();
   const endRemote = async (writer: Writer, outcome: StreamOutcome, lastPosition: number): Promise<void> => {
-    writer.ending = true;
     if (writer.renewTimer !== undefined) clearInterval(writer.renewTimer);
     writer.renewTimer = undefined;
     try {
@@ -284,6 +318,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
   const open = async (id: string, meta: StreamMetaInit, openConfig?: StreamOpenConfig): Promise<StreamProducer> => {
     if (closed) throw new ConfigError('createRedisStreamLog: open after close; open streams before closing the log');
     checkStreamOpen(id, meta, openConfig);
+    await connected();
     const produceLocally = (shared: boolean): LocalStreamProducer => {
       const made: { writer?: Writer } = {}; // the hooks see the writer made below
       const producer = local.openLocal(id, meta, openConfig, {
@@ -326,7 +361,6 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
         renewTimer: undefined,
         lastWriteAt: Date.now(),
         idle: [],
-        ending: false,
       };
       made.writer = started;
       writers.set(id, started);
@@ -407,6 +441,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
   const metaOf = async (id: string): Promise<StreamMeta | undefined> => {
     if (!isStreamId(id)) return undefined;
     if (local.has(id)) return local.meta(id);
+    await connected();
     if (closed) return undefined;
     try {
       return parseMeta(id, await send(['HGETALL', key(id, 'meta')]));
@@ -524,6 +559,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     cancel: async (id) => {
       if (!isStreamId(id)) return false;
       if (local.has(id)) return local.cancel(id);
+      await connected();
       try {
         return (await evalScript(STREAM_LOG_SCRIPTS.cancel, [key(id, 'meta')], [`${prefix}ctl:`, id])) === 1;
       } catch (error) {
@@ -535,6 +571,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     close: async () => {
       if (closed) return;
       closed = true;
+      endFirstConnect();
       for (const writer of [...writers.values()]) release(writer);
       await local.close();
       const all = [client, subscriber, ...blockingClients];

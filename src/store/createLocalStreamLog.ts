@@ -94,6 +94,7 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
     stream.evicted = true;
     if (streams.get(stream.id) === stream) streams.delete(stream.id);
     wake(stream);
+    stream.onPresence?.(); // clears the abandon timer of a producer whose stream is gone
   };
   const finish = (stream: LocalStream, outcome: StreamOutcome): void => {
     stream.outcome = outcome;
@@ -177,7 +178,7 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
     };
     const presence = (): void => {
       const someone = stream.attached > 0 || remotePresent;
-      if (someone || stream.outcome !== undefined || stopReason !== undefined || abandonAfterMs === undefined || closed) {
+      if (someone || stream.outcome !== undefined || stream.evicted || stopReason !== undefined || abandonAfterMs === undefined || closed) {
         if (abandonTimer !== undefined) clearTimeout(abandonTimer);
         abandonTimer = undefined;
         return;

@@ -9,6 +9,7 @@ import { STREAM_LOG_SCRIPTS } from '../../src/redis/STREAM_LOG_SCRIPTS';
 import type { RedisStreamLogConfig } from '../../src/redis/RedisStreamLogConfig';
 import type { StreamLog } from '../../src/store/StreamLog';
 import { eventually, newStreamId, readAll, streamLogContractSuite } from '../helpers/streamLogContractSuite';
+import { trackTimers } from '../helpers/trackTimers';
 import { startRedis, type TestRedis } from '../helpers/startRedis';
 
 let redis: TestRedis;
@@ -145,6 +146,50 @@ describe('createRedisStreamLog', () => {
     await producer.end({ kind: 'complete' });
   });
 
+  it('brings a cancel to an idle producer within 1 s by pub/sub, and by the meta flag with its next write', async () => {
+    const log = await opened({ leaseMs: 60_000 }); // renewals every 20 s: only the publish can be this quick
+    const other = await opened();
+    const id = newStreamId();
+    const producer = await log.open(id, META);
+    producer.append('0');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const asked = Date.now();
+    expect(await other.cancel(id)).toBe(true);
+    expect(await eventually(() => producer.stopReason === 'cancelled', 5000)).toBe(true);
+    expect(Date.now() - asked).toBeLessThan(1000);
+    await producer.end({ kind: 'cancelled' });
+
+    const quiet = newStreamId();
+    const unheard = await log.open(quiet, META);
+    await command(['HSET', `cf:{${quiet}}:meta`, 'cancel', '1']); // a cancel whose publish was lost
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(unheard.stopReason).toBeUndefined();
+    unheard.append('next');
+    expect(await eventually(() => unheard.stopReason === 'cancelled', 5000)).toBe(true);
+    await unheard.end({ kind: 'cancelled' });
+  });
+
+  it('leaves no timer behind once closed', async () => {
+    const log = await opened({ leaseMs: 900 });
+    const reader = await opened({ leaseMs: 900 });
+    const tracker = trackTimers();
+    const producers = await Promise.all([newStreamId(), newStreamId()].map((id) => log.open(id, META, { abandonAfterMs: 60_000 })));
+    for (const producer of producers) producer.append('0');
+    const reading = readAll(reader, producers[0]?.id ?? '');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tracker.pending()).toBeGreaterThanOrEqual(4); // per producer: renewal, sliding expiry, abandon
+    await reader.close();
+    await log.close();
+    await reading;
+    // node-redis's command timeouts are AbortSignal.timeout()s: they cannot be cleared and end by themselves
+    // (the longest: an XREAD's, blockMs + commandTimeoutMs + 1 s); ours are cleared by close
+    await eventually(() => tracker.pending() <= 1, 10_000); // 1: eventually's own last wait
+    await new Promise((resolve) => setImmediate(resolve));
+    const left = tracker.origins();
+    tracker.stop();
+    expect(left).toEqual([]);
+  });
+
   it('leaks nothing: every key has a TTL while streams run, the key count returns to its baseline, connections close', async () => {
     // a prefix of its own: the other tests' keys come and go meanwhile
     const baselineKeys = (await keysOf('leak:*')).length;
@@ -210,6 +255,38 @@ describe('createRedisStreamLog', () => {
     await healed.end({ kind: 'complete' });
     expect(await readAll(other, again)).toEqual([
       { kind: 'value', position: 0, data: 'after' },
+      { kind: 'end', outcome: { kind: 'complete' }, lastPosition: 0 },
+    ]);
+  });
+
+  it('turns a stream local-only when its writes fall behind (a full queue): what was queued is written, readers elsewhere stop at the gap', async () => {
+    const log = await opened({ maxQueuedValues: 5 });
+    const reader = await opened();
+    const id = newStreamId();
+    const producer = await log.open(id, META);
+    for (let n = 0; n < 50; n++) producer.append(String(n)); // synchronously: nothing flushed yet
+    expect(producer.resumability).toBe('local');
+    expect(log.stats().degraded).toBe(1);
+    const remote = await readAll(reader, id);
+    expect(remote.flatMap((record) => (!(record instanceof Error) && record.kind === 'value' ? [record.position] : []))).toEqual([0, 1, 2, 3, 4]);
+    expect(remote.at(-1)).toMatchObject({ code: 'stream_truncated', position: 4 });
+    await producer.end({ kind: 'complete' });
+    expect(await readAll(log, id)).toHaveLength(51); // the producer's instance has it all
+    expect(await reader.meta(id)).toMatchObject({ state: 'complete', complete: false, lastPosition: 4 });
+  });
+
+  it('shares the first stream of a log used at once after its creation (it waits for its first connect)', async () => {
+    const log = logOf(); // no wait for its connection
+    logs.push(log);
+    const id = newStreamId();
+    const producer = await log.open(id, META);
+    expect(producer.resumability).toBe('shared');
+    producer.append('first');
+    await producer.end({ kind: 'complete' });
+    const other = logOf();
+    logs.push(other);
+    expect(await readAll(other, id)).toEqual([
+      { kind: 'value', position: 0, data: 'first' },
       { kind: 'end', outcome: { kind: 'complete' }, lastPosition: 0 },
     ]);
   });

@@ -4,6 +4,7 @@
  */
 import { createMemoryStreamLog } from '../../src/store/createMemoryStreamLog';
 import { isStreamLogError } from '../../src/core/errors';
+import { trackTimers } from '../helpers/trackTimers';
 import { newStreamId, readAll, streamLogContractSuite } from '../helpers/streamLogContractSuite';
 
 streamLogContractSuite({
@@ -35,6 +36,20 @@ describe('createMemoryStreamLog', () => {
     expect(isStreamLogError(error) && error.code).toBe('stream_not_found');
     expect(log.health()).toBe('local');
     await log.close();
+  });
+
+  it('leaves no timer behind once closed', async () => {
+    const tracker = trackTimers();
+    const log = createMemoryStreamLog();
+    const running = await log.open(newStreamId(), { ownerKeyHash: '', wire: 'sse' }, { abandonAfterMs: 60_000 });
+    running.append('0');
+    const ended = await log.open(newStreamId(), { ownerKeyHash: '', wire: 'sse' });
+    await ended.end({ kind: 'complete' }); // its retention timer
+    expect(tracker.pending()).toBeGreaterThanOrEqual(3); // sliding expiry, abandon, retention
+    await log.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(tracker.pending()).toBe(0);
+    tracker.stop();
   });
 
   it('refuses bounds that are not positive whole numbers, and a retention over 24 h', () => {
