@@ -99,6 +99,21 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
     await emulator?.close();
   }, 30_000);
   const upstreams = (): number => emulator.requests.length;
+  /** Waits until both gateways open answers resumable everywhere again (after Redis came back); returns the last id. */
+  const untilShared = async (): Promise<string> => {
+    let id = '';
+    for (const gateway of [a, b]) {
+      let local: unknown = 'local';
+      for (const deadline = Date.now() + 15_000; local !== undefined && Date.now() < deadline; ) {
+        const res = await rawRequest(`${gateway.url}/chat/stream`, { headers: auth, body: ask('tokens=5') });
+        local = res.headers['chatflux-resumable'];
+        id = String(res.headers['chatflux-stream-id']);
+        if (local !== undefined) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(local).toBeUndefined();
+    }
+    return id;
+  };
   const latest = (): EmulatorRequest => emulator.requests.at(-1) as EmulatorRequest;
 
   it('drops POST /chat/sse on A at event 80 of 200 and resumes it on B with Last-Event-ID: byte for byte, one upstream request', async () => {
@@ -247,67 +262,6 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
     expect(ndjsonLines(replay.body).at(-1)).toEqual({ error: { message: expect.any(String), type: 'aborted_error', code: 'abandoned' }, done: true });
   }, 40_000);
 
-  it('streams unharmed with Redis down (local-only, said in a header), tells a resume elsewhere to retry, and is resumable again once Redis returns', async () => {
-    // The baseline: the same paced answer with Redis up, in this test.
-    const baseline = await rawRequest(`${a.url}/chat/sse`, { headers: auth, body: ask('tokens=60;pace=10') });
-    expect(baseline.headers['chatflux-resumable']).toBeUndefined();
-    await redis.kill();
-    try {
-      const local = await rawRequest(`${a.url}/chat/sse`, { headers: auth, body: ask('tokens=60;pace=10') });
-      expect(local.status).toBe(200);
-      expect(local.headers['chatflux-resumable']).toBe('local');
-      expect(sseFrames(local.body).at(-1)).toEqual({ data: '[DONE]' });
-      expect(largestPieceGap(local)).toBeLessThan(largestPieceGap(baseline) + 250); // no stall on a dead store
-      const id = String(local.headers['chatflux-stream-id']);
-      // The same instance still resumes it; the other one is told to come back.
-      expect((await rawRequest(`${a.url}/chat/streams/${id}`, { headers: { ...auth, Accept: 'text/event-stream' } })).body).toBe(local.body);
-      const elsewhereSse = await rawRequest(`${b.url}/chat/streams/${id}`, { headers: { ...auth, Accept: 'text/event-stream' } });
-      expect(elsewhereSse.status).toBe(200);
-      expect(elsewhereSse.body).toMatch(/^retry: \d+\n\n$/);
-      const elsewhere = await rawRequest(`${b.url}/chat/streams/${id}`, { headers: auth });
-      expect(elsewhere.status).toBe(503);
-      expect(Number(elsewhere.headers['retry-after'])).toBeGreaterThan(0);
-      expect(elsewhere.body).toMatch(/"code":"stream_unavailable"/);
-    } finally {
-      await redis.restart();
-    }
-    // Without a restart of the gateways: shared again (the log reconnects on its own).
-    let shared: string | undefined = 'local';
-    let id = '';
-    for (const deadline = Date.now() + 15_000; shared !== undefined && Date.now() < deadline; ) {
-      const res = await rawRequest(`${a.url}/chat/stream`, { headers: auth, body: ask('tokens=5') });
-      shared = res.headers['chatflux-resumable'] as string | undefined;
-      id = String(res.headers['chatflux-stream-id']);
-      if (shared !== undefined) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect(shared).toBeUndefined();
-    expect((await rawRequest(`${b.url}/chat/streams/${id}`, { headers: auth })).status).toBe(200);
-  }, 60_000);
-
-  it('keeps serving a stream whose Redis dies mid-answer: no gap beyond the baseline, the whole answer delivered', async () => {
-    const baseline = await rawRequest(`${a.url}/chat/sse`, { headers: auth, body: ask('tokens=100;pace=10') });
-    let killed = false;
-    const during = await rawRequest(`${a.url}/chat/sse`, {
-      headers: auth,
-      body: ask('tokens=100;pace=10'),
-      onPiece: (_text, soFar) => {
-        if (!killed && cutAfterEvents(soFar, 30) !== undefined) {
-          killed = true;
-          void redis.kill();
-        }
-      },
-    });
-    try {
-      expect(killed).toBe(true);
-      const frames = sseFrames(during.body);
-      expect(frames.at(-1)).toEqual({ data: '[DONE]' });
-      expectChunkSequence(frames.slice(0, -1).map((frame) => JSON.parse(frame.data ?? '') as unknown));
-      expect(largestPieceGap(during)).toBeLessThan(largestPieceGap(baseline) + 250);
-    } finally {
-      await redis.restart();
-    }
-  }, 60_000);
-
   it('gives a real EventSource whose connection is cut 5 times at random points (A and B in turn) exactly one complete answer', async () => {
     const before = upstreams();
     const proxy = await startCuttingProxy([a.url, b.url], 5, 30);
@@ -341,4 +295,59 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
     expectChunkSequence(values.map((message) => JSON.parse(message.data) as unknown));
     expect(upstreams() - before).toBe(1);
   }, 60_000);
+
+  it('streams unharmed with Redis down (local-only, said in a header), tells a resume elsewhere to retry, and is resumable again once Redis returns', async () => {
+    // The baseline: the same paced answer with Redis up, in this test.
+    const baseline = await rawRequest(`${a.url}/chat/sse`, { headers: auth, body: ask('tokens=60;pace=10') });
+    expect(baseline.headers['chatflux-resumable']).toBeUndefined();
+    await redis.kill();
+    try {
+      const local = await rawRequest(`${a.url}/chat/sse`, { headers: auth, body: ask('tokens=60;pace=10') });
+      expect(local.status).toBe(200);
+      expect(local.headers['chatflux-resumable']).toBe('local');
+      expect(sseFrames(local.body).at(-1)).toEqual({ data: '[DONE]' });
+      expect(largestPieceGap(local)).toBeLessThan(largestPieceGap(baseline) + 250); // no stall on a dead store
+      const id = String(local.headers['chatflux-stream-id']);
+      // The same instance still resumes it; the other one is told to come back.
+      expect((await rawRequest(`${a.url}/chat/streams/${id}`, { headers: { ...auth, Accept: 'text/event-stream' } })).body).toBe(local.body);
+      const elsewhereSse = await rawRequest(`${b.url}/chat/streams/${id}`, { headers: { ...auth, Accept: 'text/event-stream' } });
+      expect(elsewhereSse.status).toBe(200);
+      expect(elsewhereSse.body).toMatch(/^retry: \d+\n\n$/);
+      const elsewhere = await rawRequest(`${b.url}/chat/streams/${id}`, { headers: auth });
+      expect(elsewhere.status).toBe(503);
+      expect(Number(elsewhere.headers['retry-after'])).toBeGreaterThan(0);
+      expect(elsewhere.body).toMatch(/"code":"stream_unavailable"/);
+    } finally {
+      await redis.restart();
+    }
+    // Without a restart of the gateways: shared again (the log reconnects on its own).
+    const id = await untilShared();
+    expect((await rawRequest(`${a.url}/chat/streams/${id}`, { headers: auth })).status).toBe(200);
+  }, 60_000);
+
+  it('keeps serving a stream whose Redis dies mid-answer: no gap beyond the baseline, the whole answer delivered', async () => {
+    const baseline = await rawRequest(`${a.url}/chat/sse`, { headers: auth, body: ask('tokens=100;pace=10') });
+    let killed = false;
+    const during = await rawRequest(`${a.url}/chat/sse`, {
+      headers: auth,
+      body: ask('tokens=100;pace=10'),
+      onPiece: (_text, soFar) => {
+        if (!killed && cutAfterEvents(soFar, 30) !== undefined) {
+          killed = true;
+          void redis.kill();
+        }
+      },
+    });
+    try {
+      expect(killed).toBe(true);
+      const frames = sseFrames(during.body);
+      expect(frames.at(-1)).toEqual({ data: '[DONE]' });
+      expectChunkSequence(frames.slice(0, -1).map((frame) => JSON.parse(frame.data ?? '') as unknown));
+      expect(largestPieceGap(during)).toBeLessThan(largestPieceGap(baseline) + 250);
+    } finally {
+      await redis.restart();
+    }
+    await untilShared();
+  }, 60_000);
+
 });
