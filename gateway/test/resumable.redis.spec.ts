@@ -317,6 +317,9 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
       expect(elsewhere.status).toBe(503);
       expect(Number(elsewhere.headers['retry-after'])).toBeGreaterThan(0);
       expect(elsewhere.body).toMatch(/"code":"stream_unavailable"/);
+      // The metric counts the answers that were resumable locally only.
+      const metrics = (await rawRequest(`${a.url}/metrics`)).body;
+      expect(Number(/^chatflux_streams_degraded(?:_total)?(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
     } finally {
       await redis.restart();
     }
