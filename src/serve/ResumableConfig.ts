@@ -15,7 +15,7 @@ export interface ResumableConfig {
   /**
    * How long an answer goes on with no reader attached (its client went away and nobody resumed it) before its
    * upstream is aborted and it ends as `abandoned`, in ms. Default 60000; `0`: abort as soon as the client leaves
-   * (no resume after a disconnect, as without `resumable`).
+   * (no resume after a disconnect, as without `resumable`); `Infinity`: never (only a cancel stops it).
    */
   abandonAfterMs?: number;
   /** How long a finished answer stays resumable, in ms, for the default in-memory log. Default 600000; at most 86400000. */

@@ -218,7 +218,8 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
         if (acceptsRestart(exchange.header(ACCEPT_RESTART_HEADER))) options.acceptRestart = true;
         if (streamId === undefined || resumable === undefined) return void call(client, request, options).subscribe(subscriber);
-        const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, { abandonAfterMs: resumable.abandonAfterMs });
+        const { abandonAfterMs } = resumable;
+        const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
         produceLogged(producer, call(client, request, options), subscriber, { sse: wire !== 'ndjson', secrets, ...(log === undefined ? {} : { onValue: (value: unknown) => (last = value) }) });
       };
       answer().catch((error: unknown) => {

@@ -8,8 +8,8 @@ import type { ResumableConfig } from './ResumableConfig.js';
 export interface ResumableSettings {
   /** The stream log. */
   readonly log: StreamLog;
-  /** No reader for this long: the upstream is aborted (`0`: at once). */
-  readonly abandonAfterMs: number;
+  /** No reader for this long: the upstream is aborted (`0`: at once; `undefined`: never). */
+  readonly abandonAfterMs: number | undefined;
   /** A resume the log cannot serve now: come back after this long. */
   readonly retryAfterMs: number;
 }
@@ -34,7 +34,8 @@ export function resolveResumable(config: boolean | ResumableConfig | undefined):
   }
   return {
     log: options.log ?? createMemoryStreamLog({ retentionMs }),
-    abandonAfterMs: durationMs('resumable.abandonAfterMs', options.abandonAfterMs, 60_000),
+    // `Infinity`: never abandoned (durationMs would read a time past a timer's range as none, i.e. at once).
+    abandonAfterMs: options.abandonAfterMs === Number.POSITIVE_INFINITY ? undefined : durationMs('resumable.abandonAfterMs', options.abandonAfterMs, 60_000),
     retryAfterMs: durationMs('resumable.retryAfterMs', options.retryAfterMs, 2_000),
   };
 }
