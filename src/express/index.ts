@@ -8,4 +8,4 @@
  * @module chatflux/express
  */
 export { chatRouter, type ChatRouter, type ChatRouterConfig } from './chatRouter.js';
-export { sendJson, sendNdjson, sendSse, type SendJsonConfig, type SendNdjsonConfig, type SendSseConfig, type ResumableConfig, STREAM_HEADERS } from '../node/index.js';
+export { sendJson, sendNdjson, sendSse, type SendJsonConfig, type SendNdjsonConfig, type SendSseConfig } from '../node/index.js';

@@ -24,5 +24,3 @@ export { DEFAULT_TOKEN_TTL_MS } from '../serve/DEFAULT_TOKEN_TTL_MS.js';
 export { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../serve/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 export { createGracefulShutdown, type GracefulShutdown } from './createGracefulShutdown.js';
 export { ServingOptionsSchema, SERVING_DEFAULTS, type ServingSettingsConfig, describeOptions, option, type OptionDoc, type OptionRow } from '../serve/servingOptions.js';
-export type { ResumableConfig } from '../serve/ResumableConfig.js';
-export { STREAM_HEADERS } from '../serve/STREAM_HEADERS.js';

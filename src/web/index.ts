@@ -9,5 +9,3 @@ export type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
 export type { WebChatHandlersConfig } from './WebChatHandlersConfig.js';
 export { toResponse } from './toResponse.js';
 export type { ToResponseConfig } from './ToResponseConfig.js';
-export type { ResumableConfig } from '../serve/ResumableConfig.js';
-export { STREAM_HEADERS } from '../serve/STREAM_HEADERS.js';
