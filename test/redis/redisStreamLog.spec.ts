@@ -291,6 +291,37 @@ describe('createRedisStreamLog', () => {
     ]);
   });
 
+  it('opens new streams local-only at once while Redis hangs (after one timed-out command), shared again after', async () => {
+    const log = await opened({ commandTimeoutMs: 300 });
+    const pid = redis.pid ?? 0;
+    process.kill(pid, 'SIGSTOP'); // Redis hangs: connections stay open, nothing answers
+    try {
+      const first = Date.now();
+      const waited = await log.open(newStreamId(), META); // its open script times out
+      const firstMs = Date.now() - first;
+      expect(waited.resumability).toBe('local');
+      expect(log.health()).toBe('local');
+      const times: number[] = [];
+      for (let n = 0; n < 5; n++) {
+        const started = Date.now();
+        const producer = await log.open(newStreamId(), META);
+        times.push(Date.now() - started);
+        expect(producer.resumability).toBe('local');
+        await producer.end({ kind: 'complete' });
+      }
+      // the later opens do not wait a command timeout each (measured against the first one, which did)
+      expect(firstMs).toBeGreaterThanOrEqual(250);
+      expect(Math.max(...times)).toBeLessThan(firstMs);
+      await waited.end({ kind: 'complete' });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(await eventually(() => log.health() === 'shared', 10_000)).toBe(true);
+    const healed = await log.open(newStreamId(), META);
+    expect(healed.resumability).toBe('shared');
+    await healed.end({ kind: 'complete' });
+  });
+
   it('opens local-only when Redis is down from the start, without waiting on it', async () => {
     await redis.kill();
     try {
