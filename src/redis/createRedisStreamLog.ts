@@ -217,6 +217,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     writer.pending.length = 0;
     writer.gap = writer.written;
     writer.local.degrade();
+    writer.local.setRemotePresence(false); // no reader elsewhere can follow it now
     settle(writer);
   };
   const applyReply = (writer: Writer, reply: Reply): void => {

@@ -322,6 +322,29 @@ describe('createRedisStreamLog', () => {
     await healed.end({ kind: 'complete' });
   });
 
+  it('abandons a stream whose readers elsewhere were cut off with Redis', async () => {
+    const log = await opened({ leaseMs: LEASE_MS, commandTimeoutMs: 300 });
+    const reader = await opened({ leaseMs: LEASE_MS, commandTimeoutMs: 300 });
+    const id = newStreamId();
+    const producer = await log.open(id, META, { abandonAfterMs: 300 });
+    const detach = producer.attachClient();
+    producer.append('0');
+    const reading = readAll(reader, id);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // the reader's presence reaches the producer
+    detach();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(producer.stopReason).toBeUndefined(); // someone reads, elsewhere
+    await redis.kill();
+    try {
+      producer.append('1'); // its write fails: the stream turns local-only, and nobody elsewhere can follow it
+      expect(await eventually(() => producer.stopReason === 'abandoned', 10_000)).toBe(true);
+      expect((await reading).at(-1)).toMatchObject({ code: 'stream_unavailable' });
+      await producer.end({ kind: 'abandoned' });
+    } finally {
+      await redis.restart();
+    }
+  });
+
   it('opens local-only when Redis is down from the start, without waiting on it', async () => {
     await redis.kill();
     try {
