@@ -10,8 +10,8 @@
  */
 import compression from 'compression';
 import express from 'express';
-import { createChatClient } from 'chatflux';
-import { chatRouter, type ChatRequestLog } from 'chatflux/express';
+import { createChatClient, type ChatRequestLog } from 'chatflux';
+import { chatRouter } from 'chatflux/express';
 
 const client = createChatClient({
   provider: 'openai-compatible',

@@ -14,6 +14,7 @@ export const LAYERS = {
   redis: ['core', 'store'],
   client: BELOW_CLIENT,
   serve: [...BELOW_CLIENT, 'client', 'store'],
+  tools: [...BELOW_CLIENT, 'client'],
   node: [...BELOW_CLIENT, 'client', 'serve', 'store'],
   express: BELOW_ADAPTERS,
   nestjs: BELOW_ADAPTERS,

@@ -1,7 +1,8 @@
 import { Body, Controller, Inject, Post } from '@nestjs/common';
 import { filter, map } from 'rxjs';
 import type { ChatClient } from '../../src/client/createChatClient.js';
-import { CHATFLUX_CLIENT, ChatJson, ChatNdjson, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
+import { CHATFLUX_CLIENT, ChatJson, ChatNdjson, ChatSse, Demand, ZodValidationPipe } from '../../src/nestjs/index.js';
+import type { DemandGate } from '../../src/core/createDemandGate.js';
 import { ChatRequest } from '../../src/core/schemas/index.js';
 
 /**

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatRouteEvent, TelemetryConfig } from 'chatflux';
-import type { ChatRequestLog } from 'chatflux/express';
+import type { ChatRequestLog, ChatRouteEvent, TelemetryConfig } from 'chatflux';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';

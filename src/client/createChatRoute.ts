@@ -41,7 +41,7 @@ const DEFAULT_MAX_ATTEMPTS = 6;
  *    `headers`/`firstChunk` deadline (not retried on it) — hands the request to the next target. A
  *    `context_length_exceeded` goes to the next target with a larger `contextWindow`. A content-policy rejection and
  *    any other 4xx surface as they are (the provider's reason reaches the caller).
- * 2. **Circuit breakers** per target (`createCircuitBreaker`): an open breaker's target is skipped; every target open
+ * 2. **Circuit breakers** per target (`breaker`, defaults `DEFAULT_CIRCUIT_BREAKER`): an open breaker's target is skipped; every target open
  *    → `CapacityError('upstream_busy')` with `Retry-After` until the first probe.
  * 3. **Continuation** (`continueAfterCut`): an answer cut mid-stream (reset, idle timeout, in-band error, EOF before
  *    its end, a malformed event, `insufficient_system_resource`) is continued by the next targets that accept a

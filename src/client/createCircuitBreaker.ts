@@ -3,7 +3,7 @@ import { ConfigError } from '../core/errors.js';
 /** A circuit breaker's state. */
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
-/** Options of {@link createCircuitBreaker}; every field has a default. */
+/** Options of a route target's circuit breaker (`ChatRouteConfig.breaker`); every field has a default. */
 export interface CircuitBreakerConfig {
   /** Opens after this many failures in a row (default 5). */
   consecutiveFailures?: number;
@@ -25,7 +25,7 @@ export interface CircuitBreakerConfig {
   now?: () => number;
 }
 
-/** A state change of a {@link CircuitBreaker}. */
+/** A state change of a route target's circuit breaker (`ChatRouteBreakerEvent`). */
 export interface CircuitTransition {
   /** The state before. */
   from: CircuitState;

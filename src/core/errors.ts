@@ -35,6 +35,7 @@ export type ChatfluxErrorCode =
   | 'concurrency_limit'
   // tool calls
   | 'tool_arguments_invalid'
+  | 'tool_failed'
   // a downstream client's request
   | 'invalid_request'
   | 'unauthorized'
@@ -267,6 +268,28 @@ export class ToolCallError extends ChatfluxError {
   }
 }
 
+/**
+ * A tool that `runTools` ran failed — it threw, rejected or errored — and the loop ended with this error (unless the
+ * loop reports tool failures to the model: `toolErrors: 'report'`). The message names the tool and the call; the
+ * tool's own error is the `cause` (a public error body never shows it).
+ */
+export class ToolExecutionError extends ChatfluxError {
+  /** Always `'ToolExecutionError'`. */
+  override name = 'ToolExecutionError' as const;
+  /** The tool that failed (the function name the model called). */
+  readonly toolName: string;
+  /** The tool call's id, verbatim. */
+  readonly toolCallId: string;
+
+  constructor(toolName: string, toolCallId: string, options: ChatfluxErrorOptions = {}) {
+    const cause = options.cause;
+    const reason = cause instanceof Error ? cause.message : cause === undefined ? 'it failed' : String(cause);
+    super('tool_failed', `the tool "${toolName}" (call "${toolCallId}") failed: ${reason}`, options);
+    this.toolName = toolName;
+    this.toolCallId = toolCallId;
+  }
+}
+
 /** A downstream client's request was refused before anything was sent upstream. */
 export class RequestError extends ChatfluxError {
   /** Always `'RequestError'`. */
@@ -374,6 +397,8 @@ export const isShutdownError = (error: unknown): error is ShutdownError => hasNa
 export const isCapacityError = (error: unknown): error is CapacityError => hasName(error, 'CapacityError');
 /** True for a {@link ToolCallError}. */
 export const isToolCallError = (error: unknown): error is ToolCallError => hasName(error, 'ToolCallError');
+/** True for a {@link ToolExecutionError}. */
+export const isToolExecutionError = (error: unknown): error is ToolExecutionError => hasName(error, 'ToolExecutionError');
 /** True for a {@link RequestError}. */
 export const isRequestError = (error: unknown): error is RequestError => hasName(error, 'RequestError');
 /** True for a {@link ConfigError}. */

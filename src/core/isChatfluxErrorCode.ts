@@ -20,6 +20,7 @@ const CODES: Readonly<Record<ChatfluxErrorCode, true>> = {
   upstream_busy: true,
   concurrency_limit: true,
   tool_arguments_invalid: true,
+  tool_failed: true,
   invalid_request: true,
   unauthorized: true,
   payload_too_large: true,

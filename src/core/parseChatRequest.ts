@@ -15,7 +15,7 @@ import { toInvalidRequestError } from './toInvalidRequestError.js';
  * 2. With a `policy` (`RequestPolicyConfig`): a model not allowed, or `max_tokens` / `max_completion_tokens` /
  *    `n` over their caps, is refused; a request asking for no token limit gets the cap; listed fields are removed.
  *
- * The body is first held to the request limits (`checkRequestBounds`: messages, nesting, values, characters), so the
+ * The body is first held to the request limits (messages, nesting, values, characters), so the
  * schema's cost is bounded by them whatever the body; at most `limits.maxIssues` issues are kept.
  *
  * @param body - The parsed JSON body (or the JSON of `GET /chat/sse?q=`).

@@ -1,5 +1,5 @@
 /**
- * Bounds on a chat request, checked by `checkRequestBounds` before the schema runs: they make validation cost a
+ * Bounds on a chat request, checked before the schema runs: they make validation cost a
  * function of these limits, not of the input (a 1 MB body of 330 000 empty messages would otherwise make zod build
  * 660 000 issues and block the event loop for seconds). An omitted field takes its default ({@link DEFAULT_REQUEST_LIMITS}).
  */

@@ -8,6 +8,7 @@ import {
   isStreamProtocolError,
   isTimeoutError,
   isToolCallError,
+  isToolExecutionError,
   isUpstreamHttpError,
   isUpstreamStreamError,
 } from './errors.js';
@@ -79,6 +80,7 @@ const respond = (
  * | StreamProtocolError                           | 502    | `upstream_error`        | its code (`stream_incomplete`, `malformed_json`, …) |
  * | AnswerFailedError                             | 502    | `upstream_error`        | `answer_failed`                                     |
  * | ToolCallError                                 | 502    | `upstream_error`        | `tool_arguments_invalid`                            |
+ * | ToolExecutionError (a tool of `runTools`)     | 500    | `server_error`          | `tool_failed` (the tool named, not its error)       |
  * | NetworkError (unreachable, or cut mid-answer) | 502    | `upstream_error`        | `network`                                           |
  * | TimeoutError                                  | 504    | `timeout_error`         | `timeout`                                           |
  * | AbortedError                                  | 499    | `aborted_error`         | `aborted`                                           |
@@ -171,6 +173,10 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
   }
   if (isStreamProtocolError(error) || isAnswerFailedError(error) || isToolCallError(error)) {
     return respond(502, 'upstream_error', error.code, error.message, secrets);
+  }
+  if (isToolExecutionError(error)) {
+    // The tool is the service's own code: its error may name internals, so only the tool's name is said.
+    return respond(500, 'server_error', error.code, `the tool "${truncate(String(error.toolName), 100)}" failed`, secrets);
   }
   if (isNetworkError(error)) {
     // A cut answer is not an unreachable provider: say which (a client may retry the one, report the other).

@@ -122,10 +122,10 @@ export function ChatSse(config?: ChatWireConfig): MethodDecorator {
 }
 
 /**
- * Injects the request's {@link DemandGate}: pass it to the client (`client.sse(request, { demand })`, or
- * `requestCompletion(…, { demand })` in a pipeline of your own) and the writer of `@ChatJson()`, `@ChatNdjson()` or
- * `@ChatSse()` pauses the upstream read while the client is slow. Without it the writer still works, but a fast
- * upstream fills the socket buffer of a slow client.
+ * Injects the request's {@link chatflux!DemandGate} (`import type { DemandGate } from 'chatflux'`): pass it to the
+ * client (`client.sse(request, { demand })`, or `requestCompletion(…, { demand })` in a pipeline of your own) and the
+ * writer of `@ChatJson()`, `@ChatNdjson()` or `@ChatSse()` pauses the upstream read while the client is slow. Without
+ * it the writer still works, but a fast upstream fills the socket buffer of a slow client.
  *
  * ## Example
  * ```ts

@@ -48,6 +48,7 @@ const controllersFor = (routes: ChatfluxRoutesConfig | undefined): Array<Type<un
  */
 @Module({})
 export class ChatfluxModule implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+  /** @internal Nest creates the module; its dependencies are the module's own providers. */
   constructor(
     @Inject(CHATFLUX_CLIENT) private readonly client: ChatClient,
     @Inject(ChatfluxShutdown) private readonly shutdown: ChatfluxShutdown,

@@ -23,7 +23,7 @@ export class ZodValidationPipe<Schema extends z.ZodType> implements PipeTransfor
 
   /**
    * @param schema The zod schema the value must satisfy; its output (defaults applied, unknown keys dropped) is passed on.
-   * @param limits Bounds checked before the schema runs (`checkRequestBounds`; default `DEFAULT_REQUEST_LIMITS`).
+   * @param limits Bounds checked before the schema runs (default `DEFAULT_REQUEST_LIMITS`).
    */
   constructor(
     private readonly schema: Schema,

@@ -19,12 +19,6 @@ export type {
   ChatfluxModuleAsyncConfig,
   ChatWireConfig,
 } from './chatflux.interfaces.js';
-export { createChatController } from './chatflux.controller.js';
 export { ChatJson, ChatNdjson, ChatSse, Demand } from './chatflux.decorators.js';
-export { ChatWireInterceptor } from './chatflux.interceptor.js';
 export { ChatfluxExceptionFilter } from './chatflux.filter.js';
-export { ChatfluxShutdown } from './chatflux.shutdown.js';
 export { ZodValidationPipe } from './chatflux.pipe.js';
-export type { ChatWireFormat } from '../node/CHAT_WIRES.js';
-export type { ChatClient } from '../client/createChatClient.js';
-export type { DemandGate } from '../core/createDemandGate.js';

@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import bytes from 'bytes';
-import typeIs from 'type-is';
 import type { ChatExchange } from '../serve/ChatExchange.js';
 import type { ChatReply } from '../serve/ChatReply.js';
 import { createServingCore } from '../serve/createServingCore.js';
+import { parseByteLimit } from '../serve/parseByteLimit.js';
 import type { ServingCoreConfig } from '../serve/ServingCoreConfig.js';
 import { toRequestError } from '../serve/toRequestError.js';
 import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
+import { hasBody } from './hasBody.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
 
 /** Options of {@link createChatEndpoints}: those of `chatRouter` and `ChatfluxModule.forRoot`, with a client. */
@@ -94,9 +94,9 @@ export interface ChatEndpoints {
  */
 const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessage): number | string => {
   const theirs = (error as { limit?: unknown } | null)?.limit;
-  const max = bytes.parse(ours);
+  const max = parseByteLimit(ours);
   const length = Number(req.headers['content-length']);
-  return typeof theirs === 'number' && max !== null && theirs < max && !(length > max) ? theirs : ours;
+  return typeof theirs === 'number' && theirs < max && !(length > max) ? theirs : ours;
 };
 
 /**
@@ -129,11 +129,11 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       return Array.isArray(value) ? value[0] : value;
     },
     get hasBody() {
-      return typeIs.hasBody(req);
+      return hasBody(req);
     },
     readBody: async (limit, timeoutMs) => {
       try {
-        return await readJsonBody(req, res, limit, platform, timeoutMs);
+        return await readJsonBody(req, limit, platform, timeoutMs);
       } catch (error) {
         throw toRequestError(error, limitRefusing(error, limit, req)) ?? error;
       }

@@ -1,10 +1,10 @@
-import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { StreamProtocolError, ToolCallError } from '../core/errors.js';
 import type { AssembledToolCall } from './AssembledToolCall.js';
 import type { AssembleToolCallsConfig } from './AssembleToolCallsConfig.js';
 import type { ChatCompletionChunk } from '../core/schemas/upstream.js';
 import { createToolCallTracker, type TrackedToolCall } from './createToolCallTracker.js';
 import { truncate } from '../core/truncate.js';
+import { parseToolArguments } from './parseToolArguments.js';
 
 /** The pure core of `assembleToolCalls`: feed it chunks, get each tool call once, complete. */
 export interface ToolCallAssembler {
@@ -20,10 +20,6 @@ export interface ToolCallAssembler {
 }
 
 const NONE: readonly AssembledToolCall[] = Object.freeze([]);
-
-/** An issue's path as `a.0.b` (Standard Schema path segments are keys or `{ key }` objects). */
-const pathOf = (issue: StandardSchemaV1.Issue): string =>
-  (issue.path ?? []).map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment)).join('.');
 
 /**
  * Creates a {@link ToolCallAssembler}. Completeness is decided by the stream, never by the arguments happening to
@@ -50,31 +46,14 @@ export function createToolCallAssembler(config: AssembleToolCallsConfig = {}): T
     };
     const schema = Object.prototype.hasOwnProperty.call(schemas, name) ? schemas[name] : undefined;
     if (schema === undefined) return Object.freeze(base);
-    let json: unknown;
-    try {
-      // Some providers send "" for a function without parameters: read it as {} (the text itself stays verbatim).
-      json = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
-    } catch (cause) {
-      throw new ToolCallError(
-        name,
-        `the arguments of tool call "${id}" to "${name}" are not valid JSON (${(cause as Error).message}): ${truncate(call.arguments, 120)}`,
-        { cause, toolCallId: id },
-      );
-    }
-    const result = schema['~standard'].validate(json);
-    if (result instanceof Promise) {
+    const parsed = parseToolArguments(name, id, call.arguments, schema);
+    if ('pending' in parsed) {
+      parsed.pending.catch(() => undefined); // not waited for: its verdict must not become an unhandled rejection
       throw new ToolCallError(name, `the schema of "${name}" validates asynchronously, which assembleToolCalls cannot wait for: use a synchronous schema (no async refinements).`, {
         toolCallId: id,
       });
     }
-    if (result.issues !== undefined) {
-      const issues = result.issues.map((issue) => `${pathOf(issue) || '(root)'}: ${issue.message}`).join('; ');
-      throw new ToolCallError(name, `the arguments of tool call "${id}" to "${name}" fail its schema: ${truncate(issues, 300)}`, {
-        cause: result.issues,
-        toolCallId: id,
-      });
-    }
-    return Object.freeze({ ...base, parsedArguments: result.value });
+    return Object.freeze({ ...base, parsedArguments: parsed.value });
   };
 
   return {

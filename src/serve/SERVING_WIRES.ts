@@ -21,7 +21,7 @@ import type { ChatEndpoint } from './ChatRequestLog.js';
  */
 export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'eventsource' | 'openai' | 'openai-sse';
 
-/** What a wire is, whatever the transport that writes it: see {@link SERVING_WIRES}. */
+/** What a wire is, whatever the transport that writes it: its path, its formatter and the client call behind it. */
 export interface ServingWire {
   /** The endpoint's path. */
   endpoint: ChatEndpoint;

@@ -1,4 +1,4 @@
-/** How a response ended; the promise of {@link writeResponse} resolves with it and never rejects. */
+/** How a response ended; the promise of {@link chatflux/node!writeResponse} resolves with it and never rejects. */
 export interface WriteOutcome {
   /** `completed`: the source completed; `failed`: it errored (or was aborted); `disconnected`: the client went away. */
   result: 'completed' | 'failed' | 'disconnected';

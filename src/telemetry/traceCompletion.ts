@@ -15,7 +15,7 @@ export interface TraceCompletionConfig extends TelemetryConfig {
 /**
  * Traces a stream of upstream chunks as one GenAI completion (OpenTelemetry semantic conventions): one CLIENT span
  * `chat {model}` per subscription with the request's and the response's attributes, usage from the final chunk, time
- * to first chunk, `error.type` on failure or cancellation; and the `gen_ai.client.*` histograms (`GEN_AI_METRICS`).
+ * to first chunk, `error.type` on failure or cancellation; and the `gen_ai.client.*` histograms.
  * `createChatClient` applies it for you (around its retries, so a retry is a span event); use it on chunks you get
  * elsewhere. Without `@opentelemetry/api` or a registered provider it passes the chunks through untouched.
  *

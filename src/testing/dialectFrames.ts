@@ -9,6 +9,8 @@ export interface DialectFramesConfig {
   includeUsage: boolean;
   /** Moonshot: omit `index` on tool-call fragments after the first one of a call. */
   noToolIndex?: boolean;
+  /** Every call's fragments carry `index: 0`: parallel calls differ only by their ids. */
+  reuseToolIndex?: boolean;
   /** Shapes of other hosts layered on the dialect (Azure's filter chunk, `delta.reasoning`, Mistral's parts, …). */
   quirks?: ProviderQuirks;
 }
@@ -98,7 +100,8 @@ function* steps(
       yield step(deepseek && plan.reasoner ? { content: piece, [field]: null } : { content: piece });
     }
   }
-  for (const [k, call] of choice.toolCalls.entries()) {
+  for (const [ordinal, call] of choice.toolCalls.entries()) {
+    const k = config.reuseToolIndex === true ? 0 : ordinal;
     yield step({
       tool_calls: [{ index: k, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
     });

@@ -77,6 +77,15 @@ export interface EmulatorScenario extends ProviderQuirks {
   tokens?: number;
   /** Moonshot: leave `index` out of tool-call fragments after the first one of each call. */
   noToolIndex?: boolean;
+  /** Every tool call's fragments carry `index: 0` (a host that counts per call): only the ids tell parallel calls apart. */
+  reuseToolIndex?: boolean;
+  /**
+   * The model calls tools for this many steps of a conversation (assistant turns with tool calls since the last user
+   * message), a tool result notwithstanding, then answers in text (default: it answers once the last message is a tool result).
+   */
+  toolSteps?: number;
+  /** The first this-many steps' tool calls have arguments of the wrong types (a string for a number, …), then valid ones. */
+  invalidToolArgs?: number;
   /** A provider that never sends `[DONE]`: end the response cleanly after the answer's last event. */
   noDone?: boolean;
   /** Overrides the error body's `code` (DeepSeek and openai shapes). */
@@ -154,6 +163,9 @@ const SETTERS: Record<string, Setter> = {
   'content-type': (s, v, k) => (s.contentType = text(v, k)),
   tokens: (s, v, k) => (s.tokens = count(v, k)),
   'no-tool-index': (s, v, k) => (s.noToolIndex = flag(v, k)),
+  'reuse-tool-index': (s, v, k) => (s.reuseToolIndex = flag(v, k)),
+  'tool-steps': (s, v, k) => (s.toolSteps = count(v, k)),
+  'invalid-tool-args': (s, v, k) => (s.invalidToolArgs = count(v, k)),
   'no-done': (s, v, k) => (s.noDone = flag(v, k)),
   'azure-filter': (s, v, k) => (s.azureFilter = flag(v, k)),
   'reasoning-field': (s, v, k) => {
@@ -223,6 +235,9 @@ const SETTERS: Record<string, Setter> = {
  * | `content-type=application/json` | override the response's Content-Type (the body is unchanged) |
  * | `tokens=20000` | an answer of 20000 content pieces, generated lazily (also header `x-emulator-tokens`) |
  * | `no-tool-index` | Moonshot: tool-call fragments after the first omit `index` |
+ * | `reuse-tool-index` | every tool call's fragments carry `index: 0`: parallel calls differ only by their ids |
+ * | `tool-steps=2` | the model calls tools in the first 2 steps of a conversation (assistant turns with tool calls since the last user message), a tool result notwithstanding, then answers |
+ * | `invalid-tool-args=1` | the tool calls of the first step have arguments of the wrong types (`{"city":42}`), the next steps' valid ones: a model corrected by the error it was sent |
  * | `no-done` | a provider that never sends `[DONE]`: the response ends cleanly after the answer's last event |
  * | `azure-filter` | Azure OpenAI: an opening `{"choices":[],"id":"","model":"","created":0,"prompt_filter_results":[…]}` chunk, `content_filter_results` on every choice |
  * | `reasoning-field=reasoning` | reasoning pieces in `delta.reasoning` (OpenRouter, Groq, vLLM) instead of `reasoning_content` |

@@ -59,6 +59,10 @@ export interface PlanAnswerConfig {
   tokens?: number;
   /** Overrides the finish reason of every choice. */
   finish?: string;
+  /** The model calls tools in this many steps (assistant turns with tool calls since the last user message), then answers. */
+  toolSteps?: number;
+  /** The tool calls of the first this-many steps have arguments of the wrong types. */
+  invalidToolArgs?: number;
 }
 
 const WORDS = [
@@ -111,6 +115,10 @@ const cut = (text: string, rng: SeededRandom, max: number): string[] => {
   return out;
 };
 
+/** A value of the wrong type for a property (what a model that misread the parameters sends). */
+const wrongValue = (schema: Record<string, unknown>): unknown =>
+  schema.type === 'number' || schema.type === 'integer' ? 'many' : schema.type === 'string' || schema.type === undefined ? 42 : 'wrong';
+
 const argumentValue = (schema: Record<string, unknown>, topic: string, rng: SeededRandom): unknown => {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   switch (schema.type) {
@@ -138,7 +146,9 @@ const argumentValue = (schema: Record<string, unknown>, topic: string, rng: Seed
  *    think first.
  * 3. With `tools` and a `tool_choice` other than `none`, the model calls every tool whose name the last user
  *    message mentions (else the first tool; a forced tool by name), with arguments built from its JSON schema and
- *    the message. With `auto`, it answers in text once the last message is a tool result.
+ *    the message. With `auto`, it answers in text once the last message is a tool result — or, with `toolSteps`, once
+ *    that many assistant turns with tool calls follow the last user message; the first `invalidToolArgs` steps' calls
+ *    have arguments of the wrong types.
  * 4. `max_tokens` (or `max_completion_tokens`) below the length cuts the answer with `finish_reason: "length"`: the
  *    answer is the first pieces of the one without the limit.
  * 5. `n` > 1 gives interleaved choices for `openai` and `moonshot-v1-*` models; DeepSeek and newer Kimi models
@@ -189,10 +199,16 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
     typeof choice === 'object' && choice !== null
       ? (choice as { function?: { name?: string } }).function?.name
       : undefined;
+  // The steps of the conversation so far: its assistant turns with tool calls since the last user message.
+  const since = request.messages.length - 1 - [...request.messages].reverse().findIndex((m) => m.role === 'user');
+  const steps = request.messages.slice(since).filter((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0).length;
   const wantsTools =
     functions.length > 0 &&
     choice !== 'none' &&
-    (forced !== undefined || choice === 'required' || last?.role !== 'tool');
+    (config.toolSteps !== undefined
+      ? steps < config.toolSteps
+      : forced !== undefined || choice === 'required' || last?.role !== 'tool');
+  const invalid = steps < (config.invalidToolArgs ?? 0);
   const mentioned = functions.filter((f) => messageText(lastUser?.content).includes(f.name));
   const called = !wantsTools
     ? []
@@ -222,8 +238,8 @@ export function planAnswer(request: ChatCompletionRequest, config: PlanAnswerCon
       const properties = ((f.parameters as { properties?: Record<string, Record<string, unknown>> } | undefined)
         ?.properties ?? {}) as Record<string, Record<string, unknown>>;
       const args: Record<string, unknown> = {};
-      for (const [key, schema] of Object.entries(properties)) args[key] = argumentValue(schema, topic, argRng);
-      const compact = JSON.stringify(args);
+      for (const [key, schema] of Object.entries(properties)) args[key] = invalid ? wrongValue(schema) : argumentValue(schema, topic, argRng);
+      const compact = invalid && Object.keys(properties).length === 0 ? '[]' : JSON.stringify(args);
       const v1 = model.startsWith('moonshot-v1');
       const pieces =
         dialect === 'deepseek'

@@ -10,6 +10,7 @@ import { dialectCompletion } from './dialectCompletion.js';
 import { dialectError } from './dialectError.js';
 import { dialectFrames } from './dialectFrames.js';
 import { deepseekThinkingError } from './deepseekThinkingError.js';
+import { toolHistoryError } from './toolHistoryError.js';
 import type { ProviderQuirks } from './ProviderQuirks.js';
 import { parseScenario, type EmulatorScenario } from './parseScenario.js';
 import { planAnswer, type PlanAnswerConfig } from './planAnswer.js';
@@ -136,7 +137,7 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  *
  * 1. A real `node:http` server serving `POST /v1/chat/completions` (and `/chat/completions`): `stream: true` gives
  *    SSE ending in `data: [DONE]`, otherwise one `chat.completion` JSON — byte-faithful to the dialect.
- * 2. Answers are a pure function of the request and `seed` (`planAnswer`): the same request gives the same bytes.
+ * 2. Answers are a pure function of the request and `seed`: the same request gives the same bytes.
  * 3. Faults per request: header `x-emulator-scenario`, a `#scenario` suffix of the model name, or the default
  *    scenario (`config.scenario`, `setScenario`); items of later sources win. Grammar: `parseScenario`.
  *    `x-emulator-tokens: N` asks for a long answer. `fail-first` counts attempts per emulator instance and per
@@ -151,12 +152,14 @@ const readBody = (req: IncomingMessage): Promise<string> =>
  * 7. The DeepSeek dialect answers 400 `invalid_request_error` ("The `reasoning_content` in the thinking mode must be
  *    passed back to the API."), as DeepSeek does, when a thinking-mode request (`deepseek-reasoner`, or
  *    `thinking: {"type": "enabled"}`) sends back an assistant message with tool calls but without its
- *    `reasoning_content`.
+ *    `reasoning_content`. Every dialect answers 400 to tool turns that do not pair up (`toolHistoryError`): a `tool`
+ *    message without its `tool_call_id`, or not answering a call of the assistant turn just before it, or an assistant
+ *    turn whose calls are not each answered by a `tool` message.
  * 8. Bounded memory: `requests` keeps the latest requests within `config.requestLog` (by default 1000 requests and
  *    32 MiB of bodies and headers; `false`: none), so an emulator serving for days does not keep every body.
  * 9. Continuation: a request ending with an assistant prefix — DeepSeek `prefix: true` (also on `/beta/chat/completions`,
  *    DeepSeek's beta base URL), Moonshot `partial: true`, or, in the openai dialect, any trailing assistant message —
- *    gets the rest of the answer the request without the prefix gets (`continuePlan`): prefix + continuation is the
+ *    gets the rest of the answer the request without the prefix gets: prefix + continuation is the
  *    uncut answer; its `max_tokens` counts the tokens it generates (the prefix is prompt). `reject-prefill` refuses such
  *    a request with a 400 instead. The scenario's `prefill=…` says which prefill the provider takes (`prefix`,
  *    `partial`, `assistant`, `none`); a trailing assistant message it does not take is history, as a real provider
@@ -290,6 +293,9 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
     // DeepSeek refuses a thinking-mode tool call sent back without its reasoning_content (before any other answer).
     const thinkingError = dialect === 'deepseek' ? deepseekThinkingError(parsed.data) : undefined;
     if (thinkingError !== undefined) return fail(400, thinkingError);
+    // Every provider refuses tool turns that do not pair up: a tool message without its id or its call, a call unanswered.
+    const historyError = toolHistoryError(parsed.data, dialect);
+    if (historyError !== undefined) return fail(400, historyError);
     if (scenario.failFirst !== undefined) {
       // A digest of the pair, not the body itself (a counter per distinct body must not keep every body), and at most
       // 10 000 pairs (the oldest forgotten).
@@ -346,6 +352,8 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       seed,
       ...(scenario.tokens !== undefined ? { tokens: scenario.tokens } : {}),
       ...(scenario.finish !== undefined ? { finish: scenario.finish } : {}),
+      ...(scenario.toolSteps !== undefined ? { toolSteps: scenario.toolSteps } : {}),
+      ...(scenario.invalidToolArgs !== undefined ? { invalidToolArgs: scenario.invalidToolArgs } : {}),
     };
     // A continuation's token limit counts the tokens it generates, not its prefix's (the prefix is prompt).
     const planned = planAnswer(prefixed ? beyondPrefix(request, messageText(last?.content), planConfig) : request, planConfig);
@@ -377,6 +385,7 @@ export async function startEmulator(config: EmulatorConfig = {}): Promise<Emulat
       frames: dialectFrames(plan, dialect, {
         includeUsage: request.stream_options?.include_usage === true,
         ...(scenario.noToolIndex ? { noToolIndex: true } : {}),
+        ...(scenario.reuseToolIndex ? { reuseToolIndex: true } : {}),
         quirks,
       }),
     });

@@ -9,6 +9,3 @@ export type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
 export type { WebChatHandlersConfig } from './WebChatHandlersConfig.js';
 export { toResponse } from './toResponse.js';
 export type { ToResponseConfig } from './ToResponseConfig.js';
-export type { WriteOutcome } from '../serve/WriteOutcome.js';
-export type { WireFormat } from '../wire/WireFormat.js';
-export type { ChatWireFormat } from '../serve/SERVING_WIRES.js';

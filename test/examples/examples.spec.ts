@@ -151,12 +151,13 @@ describe('examples/', () => {
     expect(stdout).toMatch(/^via fetch: 关于「Hi from fetch」，/m);
   });
 
-  it('tool-calls.ts runs the tool and sends its result back for the final answer', async () => {
+  it('tool-calls.ts runs the tool with runTools and sends its result back for the final answer', async () => {
     const before = emulator.requests.length;
     const { code, stdout, stderr } = await run('tool-calls.ts', env);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(/^→ get_weather\(\{"city":".+"\}\) = \{"city":".+","celsius":21,"sky":"clear"\}$/m);
-    expect(stdout).toMatch(/^final answer: [1-9]\d* characters$/m);
+    expect(stdout).toMatch(/^关于「\{"city":".+\n/m); // the answer to the tool result, streamed
+    expect(stdout).toMatch(/^final answer: [1-9]\d* characters, [1-9]\d* tokens in all$/m);
     const requests = emulator.requests.slice(before);
     expect(requests).toHaveLength(2);
     const second = requests[1]?.body as { messages: Array<{ role: string; tool_call_id?: string; tool_calls?: unknown[] }> };

@@ -1,6 +1,7 @@
 import { Body, Controller, Inject, Post } from '@nestjs/common';
 import type { ChatClient } from '../../src/client/createChatClient.js';
-import { CHATFLUX_CLIENT, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
+import { CHATFLUX_CLIENT, ChatSse, Demand, ZodValidationPipe } from '../../src/nestjs/index.js';
+import type { DemandGate } from '../../src/core/createDemandGate.js';
 import { ChatRequest } from '../../src/core/schemas/index.js';
 
 /** A user's own controller with one `@ChatSse()` handler at `POST /my/sse` (shared by the NestJS specs). */

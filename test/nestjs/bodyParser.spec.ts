@@ -1,6 +1,7 @@
 import { Body, Controller, Inject, Post } from '@nestjs/common';
 import type { ChatClient } from '../../src/client/createChatClient.js';
-import { CHATFLUX_CLIENT, ChatfluxModule, ChatJson, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
+import { CHATFLUX_CLIENT, ChatfluxModule, ChatJson, ChatSse, Demand, ZodValidationPipe } from '../../src/nestjs/index.js';
+import type { DemandGate } from '../../src/core/createDemandGate.js';
 import { ChatRequest } from '../../src/core/schemas/index.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import { rawRequest } from '../helpers/rawRequest.js';

@@ -10,8 +10,8 @@ import {
   ChatSse,
   Demand,
   ZodValidationPipe,
-  type DemandGate,
 } from '../../src/nestjs/index.js';
+import type { DemandGate } from '../../src/core/createDemandGate.js';
 import { ChatRequest } from '../../src/core/schemas/index.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import { rawRequest } from '../helpers/rawRequest.js';

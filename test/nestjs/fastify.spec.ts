@@ -3,7 +3,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Test } from '@nestjs/testing';
 import type { AddressInfo } from 'node:net';
 import type { ChatClient } from '../../src/client/createChatClient.js';
-import { CHATFLUX_CLIENT, ChatfluxModule, ChatNdjson, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
+import { CHATFLUX_CLIENT, ChatfluxModule, ChatNdjson, ChatSse, Demand, ZodValidationPipe } from '../../src/nestjs/index.js';
+import type { DemandGate } from '../../src/core/createDemandGate.js';
 import { ChatRequest } from '../../src/core/schemas/index.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import { rawRequest } from '../helpers/rawRequest.js';

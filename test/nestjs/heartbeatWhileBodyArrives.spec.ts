@@ -6,7 +6,8 @@
 import { Body, Controller, Inject, Post } from '@nestjs/common';
 import type { ChatClient } from '../../src/client/createChatClient.js';
 import { ChatRequest } from '../../src/core/schemas/index.js';
-import { CHATFLUX_CLIENT, ChatfluxModule, ChatSse, Demand, ZodValidationPipe, type DemandGate } from '../../src/nestjs/index.js';
+import { CHATFLUX_CLIENT, ChatfluxModule, ChatSse, Demand, ZodValidationPipe } from '../../src/nestjs/index.js';
+import type { DemandGate } from '../../src/core/createDemandGate.js';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator.js';
 import type { RawResponse } from '../helpers/rawRequest.js';
 import { slowPost as post } from '../helpers/slowPost.js';

@@ -49,6 +49,12 @@ describe('parseScenario', () => {
     });
   });
 
+  it("parses a tool loop's model items", () => {
+    expect(parseScenario('tool-steps=2;invalid-tool-args=1;reuse-tool-index')).toEqual({ toolSteps: 2, invalidToolArgs: 1, reuseToolIndex: true });
+    expect(() => parseScenario('tool-steps=two')).toThrow('"tool-steps" needs a non-negative integer');
+    expect(() => parseScenario('reuse-tool-index=1')).toThrow('"reuse-tool-index" takes no value');
+  });
+
   it('parses the provider-quirk items, and refuses values it does not know', () => {
     expect(
       parseScenario('no-done;azure-filter;reasoning-field=reasoning;content-parts;usage-in=x_groq;refusal'),

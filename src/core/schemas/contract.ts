@@ -76,6 +76,32 @@ export const RouteAttempt = z.object({
 });
 export type RouteAttempt = z.infer<typeof RouteAttempt>;
 
+/**
+ * Extension, from a tool loop (`runTools` → `toToolLoopChunks`): one tool's result as the model was told it — the
+ * `tool` message's content — on a chunk of its own (its message empty).
+ */
+export const ToolResultFrame = z.object({
+  /** The id of the call it answers, verbatim. */
+  tool_call_id: z.string(),
+  /** The tool (the function the model called). */
+  name: z.string(),
+  /**
+   * `ok`: the tool ran; `invalid_arguments`: its arguments failed the tool's schema (or were not JSON); `unknown_tool`:
+   * the model called a tool the loop does not have; `refused`: the approval hook said no; `failed`: the tool threw and
+   * the loop reports failures to the model (`toolErrors: 'report'`).
+   */
+  outcome: z.union([
+    z.literal('ok'),
+    z.literal('invalid_arguments'),
+    z.literal('unknown_tool'),
+    z.literal('refused'),
+    z.literal('failed'),
+  ]),
+  /** The `tool` message's content: the result as text, or what the model is told went wrong. */
+  content: z.string(),
+});
+export type ToolResultFrame = z.infer<typeof ToolResultFrame>;
+
 /** `/chat/json`'s body. `finish_reason` and `usage` are optional extensions. */
 export const LlmClientOutput = z.object({
   /** The upstream completion's id (`''` when it sent none). */
@@ -146,6 +172,13 @@ export const LlmClientOutputChunk = z.object({
       code: z.string(),
     })
     .optional(),
+  /**
+   * Extension, from a tool loop (`toToolLoopChunks`): the step (request to the model, from 0) the chunk belongs to — on
+   * every chunk of the loop, so a client can tell the answers of the steps apart.
+   */
+  step: z.number().int().nonnegative().optional(),
+  /** Extension, from a tool loop (`toToolLoopChunks`): a tool's result, on a chunk of its own (see {@link ToolResultFrame}). */
+  tool_result: ToolResultFrame.optional(),
 });
 export type LlmClientOutputChunk = z.infer<typeof LlmClientOutputChunk>;
 
