@@ -113,4 +113,6 @@ export type { StreamOutcome, StreamOutcomeKind } from './store/StreamOutcome.js'
 export type { StreamProducer, StreamStopReason } from './store/StreamProducer.js';
 export type { StreamReadConfig } from './store/StreamReadConfig.js';
 export { createMemoryStreamLog } from './store/createMemoryStreamLog.js';
+export type { ResumableConfig } from './serve/ResumableConfig.js';
+export { STREAM_HEADERS } from './serve/STREAM_HEADERS.js';
 export type { MemoryStreamLogConfig } from './store/MemoryStreamLogConfig.js';

@@ -72,6 +72,8 @@ export function chatRouter(config: ChatRouterConfig): ChatRouter {
   router.get(CHAT_WIRES.sse.endpoint, (req: Request, res: Response) => void endpoints.query(req, res, req.query['q']));
   router.post(CHAT_WIRES.openai.endpoint, (req: Request, res: Response) => void endpoints.completions(req, res));
   router.get('/v1/models', (req: Request, res: Response) => void endpoints.models(req, res));
+  router.get('/chat/streams/:id', (req: Request, res: Response) => void endpoints.resume(req, res, String(req.params['id'])));
+  router.post('/chat/streams/:id/cancel', (req: Request, res: Response) => void endpoints.cancel(req, res, String(req.params['id'])));
   if (endpoints.servesTokens) {
     router.post('/chat/token', (req: Request, res: Response) => void endpoints.token(req, res));
   }

@@ -18,4 +18,10 @@ export interface WebChatHandlers {
   completions: WebHandler;
   /** OpenAI's `GET /v1/models`: the configured models. */
   models: WebHandler;
+  /**
+   * `GET /chat/streams/{id}` (resume a resumable answer: SSE with `Accept: text/event-stream`, else NDJSON) and
+   * `POST /chat/streams/{id}/cancel` (stop it), by the request's path and method: mount it on both. Without the
+   * handlers' `resumable`: 404 (SSE: 204).
+   */
+  streams: WebHandler;
 }
