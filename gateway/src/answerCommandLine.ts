@@ -18,7 +18,7 @@ function help(env: Record<string, string | undefined>): string {
   return [
     'Usage: chatflux-gateway [--help | --version]',
     '',
-    'Starts the chatflux gateway: POST /chat/json, /chat/stream, /chat/sse, /v1/chat/completions, GET /chat/sse?q=,',
+    'Starts the chatflux gateway: POST /chat/json, /chat/stream, /chat/sse, /v1/chat/completions, /v1/messages, GET /chat/sse?q=,',
     '/healthz, /metrics and the demo page at /, in front of the provider its environment names (the built-in',
     'emulator by default). Its settings are environment variables (PORT, HOST, CHATFLUX_*, OTEL_EXPORTER_OTLP_*: see',
     'the README, "Configuration"). With this environment it would start with:',
