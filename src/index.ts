@@ -24,6 +24,7 @@ export { traceCompletion, type TraceCompletionConfig } from './telemetry/traceCo
 export type { TelemetryConfig } from './telemetry/TelemetryConfig.js';
 export type { CompletionDescription } from './telemetry/CompletionDescription.js';
 export { DEFAULT_TIMEOUTS, type TimeoutsConfig } from './source/defaultTimeouts.js';
+export { DEFAULT_POOL } from './client/DEFAULT_POOL.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retryPolicy.js';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/providers.js';
 export { serverSentEvent } from './core/serverSentEvent.js';

@@ -1,5 +1,3 @@
-import { DEFAULT_TOKEN_TTL_MS as TOKEN_TTL_MS, DEFAULT_WRITE_STALL_TIMEOUT_MS as WRITE_STALL_TIMEOUT_MS } from 'chatflux/node';
-import { DEFAULT_RETRY_POLICY, DEFAULT_MAX_ANSWER_CHARS, DEFAULT_TIMEOUTS } from 'chatflux';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import type { GatewayConfig } from './loadGatewayConfig.js';
 import { packageVersion } from './packageVersion.js';
@@ -15,34 +13,36 @@ const orDefault = (value: number | undefined, fallback: number, unit = ''): stri
  * @returns Lines to print at start (the last one a warning when the gateway is open).
  */
 export function describeGatewayConfig(config: GatewayConfig): string[] {
+  const { http, process, upstream, limits, serve } = GATEWAY_DEFAULTS;
   const emulator = config.provider === 'emulator';
   const lines = [
     `version:      chatflux ${packageVersion()}`,
-    `provider:     ${config.provider}${emulator ? ' (built-in, in-process; set CHATFLUX_PROVIDER for a real one)' : ''}`,
+    ...(config.configFile === undefined ? [] : [`config file:  ${config.configFile} (CHATFLUX_* variables set over it)`]),
+    `provider:     ${config.provider}${emulator ? ' (built-in, in-process; set upstream.provider or CHATFLUX_PROVIDER for a real one)' : ''}`,
     `base URL:     ${emulator ? '(the emulator)' : (config.baseUrl ?? '(preset)')}`,
     `API key:      ${config.apiKey === undefined ? 'not set' : 'set'}`,
     `model:        ${config.model ?? (emulator ? 'deepseek-chat' : '(preset default)')}`,
     `gateway keys: ${config.gatewayKeys.length === 0 ? 'none' : `${config.gatewayKeys.length} configured`}`,
-    `max retries:  ${orDefault(config.maxRetries, DEFAULT_RETRY_POLICY.count)}`,
-    `timeouts:     first chunk ${orDefault(config.firstChunkTimeoutMs, DEFAULT_TIMEOUTS.firstChunk, ' ms')}, idle ${orDefault(config.idleTimeoutMs, DEFAULT_TIMEOUTS.idle, ' ms')}`,
-    `budget:       silence ${orDefault(config.silenceTimeoutMs, DEFAULT_TIMEOUTS.silence, ' ms')} before the first chunk, no retry after ${orDefault(config.deadlineMs, DEFAULT_TIMEOUTS.deadline, ' ms')}`,
+    `max retries:  ${orDefault(config.maxRetries, upstream.retry)}`,
+    `timeouts:     first chunk ${orDefault(config.firstChunkTimeoutMs, upstream.timeouts.firstChunk, ' ms')}, idle ${orDefault(config.idleTimeoutMs, upstream.timeouts.idle, ' ms')}`,
+    `budget:       silence ${orDefault(config.silenceTimeoutMs, upstream.timeouts.silence, ' ms')} before the first chunk, no retry after ${orDefault(config.deadlineMs, upstream.timeouts.deadline, ' ms')}`,
     `heartbeat:    ${config.heartbeatMs === 0 ? 'off' : `${config.heartbeatMs} ms`}`,
     `stream end:   ${config.requireDone === true ? 'data: [DONE] required' : '[DONE], or EOF after every finish_reason'}`,
-    `upstream:     ${orDefault(config.upstreamConnections, GATEWAY_DEFAULTS.upstreamConnections)} connections, wait ${orDefault(config.connectionWaitMs, GATEWAY_DEFAULTS.connectionWaitMs, ' ms')}, headers timeout ${orDefault(config.headersTimeoutMs, DEFAULT_TIMEOUTS.headers, ' ms')}`,
-    `limits:       ${orDefault(config.maxConcurrentPerClient, GATEWAY_DEFAULTS.maxConcurrentPerClient)} requests per client, /chat/json answer ${orDefault(config.maxAnswerChars, DEFAULT_MAX_ANSWER_CHARS, ' chars')}${config.jsonTimeoutMs === undefined ? ', no deadline' : ` within ${config.jsonTimeoutMs} ms`}`,
+    `upstream:     ${orDefault(config.upstreamConnections, limits.connections)} connections, wait ${orDefault(config.connectionWaitMs, limits.connectionWaitMs, ' ms')}, headers timeout ${orDefault(config.headersTimeoutMs, upstream.timeouts.headers, ' ms')}`,
+    `limits:       ${orDefault(config.maxConcurrentPerClient, serve.maxConcurrentPerClient)} requests per client, /chat/json answer ${orDefault(config.maxAnswerChars, limits.maxAnswerChars, ' chars')}${config.jsonTimeoutMs === undefined ? ', no deadline' : ` within ${config.jsonTimeoutMs} ms`}`,
     `choices:      ${config.allowSeveralChoices === true ? 'n > 1 forwarded on /chat/* (only the first choice is answered)' : 'n > 1 refused on /chat/* (default)'}`,
-    `clients:      write stall timeout ${config.writeStallTimeoutMs === 0 ? 'off' : orDefault(config.writeStallTimeoutMs, WRITE_STALL_TIMEOUT_MS, ' ms')}`,
-    `connections:  idle kept open ${orDefault(config.keepAliveTimeoutMs, GATEWAY_DEFAULTS.keepAliveTimeoutMs, ' ms')}`,
+    `clients:      write stall timeout ${config.writeStallTimeoutMs === 0 ? 'off' : orDefault(config.writeStallTimeoutMs, serve.writeStallTimeoutMs, ' ms')}`,
+    `connections:  idle kept open ${orDefault(config.keepAliveTimeoutMs, http.keepAliveTimeoutMs, ' ms')}`,
     `tokens:       ${
       config.gatewayKeys.length === 0
         ? 'none (open: GET /chat/sse needs no token)'
-        : `POST /chat/token, valid ${orDefault(config.tokenTtlMs, TOKEN_TTL_MS, ' ms')}, secret ${config.tokenSecret === undefined ? 'random per process' : 'set'}`
+        : `POST /chat/token, valid ${orDefault(config.tokenTtlMs, serve.tokenTtlMs, ' ms')}, secret ${config.tokenSecret === undefined ? 'random per process' : 'set'}`
     }`,
-    `shutdown:     grace ${orDefault(config.shutdownGraceMs, GATEWAY_DEFAULTS.shutdownGraceMs, ' ms')}`,
+    `shutdown:     grace ${orDefault(config.shutdownGraceMs, process.shutdownGraceMs, ' ms')}`,
   ];
   const otlp = config.otlp === undefined ? 'no OTLP export' : `OTLP ${[config.otlp.traces ? 'traces' : '', config.otlp.metrics ? 'metrics' : ''].filter(Boolean).join(' + ')}`;
   lines.push(`telemetry:    GET /metrics (${config.metricsToken === undefined ? 'open' : 'Bearer token set'}), ${otlp}`);
-  if (emulator) lines.push(`emulator:     ${orDefault(config.emulatorPaceMs, GATEWAY_DEFAULTS.emulatorPaceMs, ' ms')} between events`);
+  if (emulator) lines.push(`emulator:     ${orDefault(config.emulatorPaceMs, upstream.emulator.paceMs, ' ms')} between events`);
   const policy = config.requestPolicy;
   if (policy !== undefined) {
     const rules = [

@@ -1,11 +1,34 @@
+import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
+import { z } from 'zod';
 import { ConfigError, type RequestPolicyConfig, PROVIDERS as PRESETS, type ProviderName } from 'chatflux';
-import { loadRoutes, type GatewayRoute } from './loadRoutes.js';
+import { GATEWAY_KEYS } from './GATEWAY_KEYS.js';
+import { GATEWAY_SETTINGS } from './GATEWAY_SETTINGS.js';
+import { checkRouteTable, loadRoutes, type GatewayRoute } from './loadRoutes.js';
+import { readGatewayFile } from './readGatewayFile.js';
+import { resolveWorkerCount } from './resolveWorkerCount.js';
 
 /** Where the gateway gets its answers: the built-in emulator, or a provider preset (`PROVIDERS`). */
 export type GatewayProvider = 'emulator' | ProviderName;
 
-/** The gateway's configuration, as {@link loadGatewayConfig} reads it from the environment. */
+/**
+ * The gateway's configuration, resolved by {@link loadGatewayConfig} from its config file (`--config`, keys such as
+ * `upstream.retry`) and the environment variables over it (`CHATFLUX_MAX_RETRIES`): each field is one row of
+ * `GATEWAY_SETTINGS`. A field left unset takes its default (`GatewayFileSchema`'s) where it is used.
+ */
 export interface GatewayConfig {
+  /** The config file it was read from, if any (`--config FILE`, `CHATFLUX_CONFIG`). */
+  configFile?: string;
+  /** `CHATFLUX_WORKERS` / `process.workers`: how many processes serve the port (`auto` resolved to the cores). */
+  workers?: number;
+  /** `http.clientHeadersTimeoutMs` (file only): how long a client may take to send a request's headers. */
+  clientHeadersTimeoutMs?: number;
+  /** `serve.bodyLimit` (file only): the JSON body limit. */
+  bodyLimit?: number | string;
+  /** `serve.queryLimit` (file only): the longest `q` of `GET /chat/sse`. */
+  queryLimit?: number;
+  /** `serve.maxLogFieldChars` (file only): the longest string field of a log entry. */
+  maxLogFieldChars?: number;
   /** `PORT`, default 3000 (`0`: an ephemeral port). */
   port: number;
   /** `HOST`, default `127.0.0.1`. */
@@ -86,19 +109,19 @@ export interface GatewayConfig {
   writeStallTimeoutMs?: number;
   /**
    * `CHATFLUX_KEEP_ALIVE_TIMEOUT_MS`: how long an idle client connection stays open, announced in `Keep-Alive:
-   * timeout=…` (default `GATEWAY_DEFAULTS.keepAliveTimeoutMs`, 65000: longer than a balancer's 60 s idle timeout).
+   * timeout=…` (default 65000: longer than a balancer's 60 s idle timeout).
    */
   keepAliveTimeoutMs?: number;
   /** `CHATFLUX_MAX_CONCURRENT_PER_CLIENT`: requests one client (key, else address) may have running (default 32; `0`: no limit). */
   maxConcurrentPerClient?: number;
   /**
    * `CHATFLUX_SHUTDOWN_GRACE_MS`: on SIGTERM/SIGINT, how long requests in flight may still run before they end with
-   * `shutting_down` (default `GATEWAY_DEFAULTS.shutdownGraceMs`, 10000).
+   * `shutting_down` (default 10000).
    */
   shutdownGraceMs?: number;
   /**
    * `CHATFLUX_EMULATOR_PACE_MS`: milliseconds between two streamed events of the built-in emulator (provider
-   * `emulator` only; default `GATEWAY_DEFAULTS.emulatorPaceMs`, 30: a provider's pace, so that the demo streams).
+   * `emulator` only; default 30: a provider's pace, so that the demo streams).
    */
   emulatorPaceMs?: number;
   /** `CHATFLUX_METRICS_TOKEN`: the Bearer token `GET /metrics` asks for (default none: `/metrics` is open, as `/healthz`). Secret. */
@@ -118,147 +141,162 @@ export interface GatewayConfig {
   routeKeys?: Record<string, string>;
 }
 
+
+/** Options of {@link loadGatewayConfig}. */
+export interface LoadGatewayConfigOptions {
+  /** The YAML config file to read (`--config FILE`); default `CHATFLUX_CONFIG`, else none. */
+  configFile?: string;
+}
+
 const PROVIDERS: readonly GatewayProvider[] = ['emulator', ...(Object.keys(PRESETS) as ProviderName[])];
 
-const integer = (env: Record<string, string | undefined>, name: string, min: number, max: number): number | undefined => {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}: fix or unset it.`);
-  }
-  return value;
-};
-const flag = (env: Record<string, string | undefined>, name: string): boolean | undefined => {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return undefined;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(`${name} must be true or false (or 1 / 0), got ${JSON.stringify(env[name])}: fix or unset it.`);
-};
-const list = (env: Record<string, string | undefined>, name: string): string[] | undefined => {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  return raw
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-};
 const text = (env: Record<string, string | undefined>, name: string): string | undefined => {
   const raw = env[name]?.trim();
   return raw === undefined || raw === '' ? undefined : raw;
 };
 
 /**
- * Reads the gateway's configuration from environment variables (a pure function: pass `process.env`).
- *
- * @param env - The environment.
- * @returns The configuration, with defaults applied.
- * @throws ConfigError naming the variable to fix (a bad number, an unknown provider, a missing base URL, a base URL
- *   with credentials in it).
+ * A variable's value as its key's type (`GatewayFileSchema`): an integer within the key's range, a flag, a
+ * comma-separated list, or a string; `undefined` when unset or empty.
  */
-export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
-  const baseUrl = text(env, 'CHATFLUX_BASE_URL');
-  const provider = (text(env, 'CHATFLUX_PROVIDER') ?? (baseUrl === undefined ? 'emulator' : 'openai-compatible')) as GatewayProvider;
-  if (!PROVIDERS.includes(provider)) {
-    throw new ConfigError(`CHATFLUX_PROVIDER must be one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}.`);
+function fromEnv(env: Record<string, string | undefined>, name: string, key: string): unknown {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  if (name === 'CHATFLUX_WORKERS') return resolveWorkerCount(env);
+  const field = GATEWAY_KEYS.get(key)!.inner;
+  if (field instanceof z.ZodNumber) {
+    const { minValue: min, maxValue: max } = field;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < (min ?? 0) || value > (max ?? Number.MAX_SAFE_INTEGER)) {
+      throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}: fix or unset it.`);
+    }
+    return value;
+  }
+  if (field instanceof z.ZodBoolean) {
+    const flag = raw.toLowerCase();
+    if (flag === 'true' || flag === '1') return true;
+    if (flag === 'false' || flag === '0') return false;
+    throw new ConfigError(`${name} must be true or false (or 1 / 0), got ${JSON.stringify(env[name])}: fix or unset it.`);
+  }
+  if (field instanceof z.ZodArray) {
+    const items = raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    return items.length === 0 ? undefined : items;
+  }
+  return raw;
+}
+
+/** Sets `value` at a dotted `path` of `target`, creating the objects on the way. */
+function setIn(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let at = target;
+  for (const key of keys.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+  at[keys[keys.length - 1]!] = value;
+}
+
+/** The value at a dotted `path` of `source`. */
+const getIn = (source: unknown, path: string): unknown => path.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], source);
+
+/**
+ * Reads the gateway's configuration: its YAML config file (`options.configFile`, else `CHATFLUX_CONFIG`; checked by
+ * `readGatewayFile` against `GatewayFileSchema`), then the environment variables over it (`GATEWAY_SETTINGS`: each sets
+ * one key — a container's overlay), then the checks across keys. Without a file it reads the environment alone, as it
+ * always did: no provider and no base URL is the built-in emulator (`provider: emulator`).
+ *
+ * @param env - The environment (`process.env`).
+ * @param options - The config file.
+ * @returns The configuration: the settings given, the defaults left to where they are used (the port, the host, the
+ *   heartbeat and the gateway keys always set).
+ * @throws ConfigError naming what to fix: the variable, or the file's key and line (a bad number, an unknown provider
+ *   or key, a missing base URL, a base URL with credentials in it, a secret written in the file).
+ */
+export function loadGatewayConfig(env: Record<string, string | undefined>, options: LoadGatewayConfigOptions = {}): GatewayConfig {
+  const configFile = options.configFile ?? text(env, 'CHATFLUX_CONFIG');
+  const file = configFile === undefined ? undefined : readGatewayFile(configFile, env);
+  const values = new Map<string, unknown>(); // key → value, the file's then the environment's over it
+  const source = new Map<string, string>(); // key → the variable that set it (absent: the file did)
+  for (const setting of GATEWAY_SETTINGS) {
+    const inFile = getIn(file?.doc, setting.key);
+    if (inFile !== undefined) values.set(setting.key, inFile === 'auto' && setting.key === 'process.workers' ? availableParallelism() : inFile);
+    const inEnv = setting.env === undefined ? undefined : fromEnv(env, setting.env, setting.key);
+    if (inEnv !== undefined) {
+      values.set(setting.key, inEnv);
+      source.set(setting.key, setting.env!);
+    }
+  }
+  /** How an error names a key: its variable when the environment set it (or nothing did), else the key and its line. */
+  const named = (key: string): string => {
+    const variable = source.get(key) ?? GATEWAY_SETTINGS.find((setting) => setting.key === key)?.env;
+    return file === undefined || source.has(key) || !values.has(key) ? (variable ?? key) : file.where(key.split('.'));
+  };
+  const value = <T>(key: string): T | undefined => values.get(key) as T | undefined;
+
+  const baseUrl = value<string>('upstream.baseUrl');
+  const provider = value<string>('upstream.provider') ?? (baseUrl === undefined ? 'emulator' : 'openai-compatible');
+  if (!PROVIDERS.includes(provider as GatewayProvider)) {
+    throw new ConfigError(`${named('upstream.provider')} must be one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(provider)}.`);
   }
   if (provider === 'openai-compatible' && baseUrl === undefined) {
-    throw new ConfigError('CHATFLUX_PROVIDER=openai-compatible needs CHATFLUX_BASE_URL (e.g. https://host/v1).');
+    throw new ConfigError(
+      source.has('upstream.provider') || file === undefined
+        ? 'CHATFLUX_PROVIDER=openai-compatible needs CHATFLUX_BASE_URL (e.g. https://host/v1).'
+        : `${named('upstream.provider')}: openai-compatible needs upstream.baseUrl (e.g. https://host/v1), or CHATFLUX_BASE_URL.`,
+    );
   }
   if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
-    throw new ConfigError(`CHATFLUX_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}.`);
+    throw new ConfigError(`${named('upstream.baseUrl')} must be an http(s) URL, got ${JSON.stringify(baseUrl)}.`);
   }
   // Credentials in the URL are never sent (undici ignores them) and would be printed with it: refused, not echoed.
   if (baseUrl !== undefined && /^https?:\/\/[^/?#]*@/i.test(baseUrl)) {
-    throw new ConfigError('CHATFLUX_BASE_URL must not hold credentials (user:password@host): they are not sent upstream; put the key in CHATFLUX_API_KEY.');
+    throw new ConfigError(`${named('upstream.baseUrl')} must not hold credentials (user:password@host): they are not sent upstream; put the key in ${named('upstream.apiKey')}.`);
   }
-  const providerKey = provider === 'emulator' ? undefined : PRESETS[provider].apiKeyEnv;
-  const apiKey = text(env, 'CHATFLUX_API_KEY') ?? (providerKey === undefined ? undefined : text(env, providerKey));
-  const config: GatewayConfig = {
-    port: integer(env, 'PORT', 0, 65535) ?? 3000,
-    host: text(env, 'HOST') ?? '127.0.0.1',
-    provider,
-    gatewayKeys: (env['CHATFLUX_GATEWAY_KEYS'] ?? '')
-      .split(',')
-      .map((key) => key.trim())
-      .filter((key) => key !== ''),
-    heartbeatMs: integer(env, 'CHATFLUX_HEARTBEAT_MS', 0, 3_600_000) ?? 15_000,
-  };
-  const corsOrigins = list(env, 'CHATFLUX_CORS_ORIGINS');
+  const corsOrigins = value<string[]>('http.corsOrigins');
   const notOrigin = corsOrigins?.find((origin) => !/^https?:\/\/[^/\s]+$/.test(origin) || !URL.canParse(origin));
   if (notOrigin !== undefined) {
-    throw new ConfigError(`CHATFLUX_CORS_ORIGINS takes origins such as https://app.example.com (scheme and host, no path), got ${JSON.stringify(notOrigin)}.`);
+    throw new ConfigError(`${named('http.corsOrigins')} takes origins such as https://app.example.com (scheme and host, no path), got ${JSON.stringify(notOrigin)}.`);
   }
+  const tokenSecret = value<string>('serve.tokenSecret');
+  if (tokenSecret !== undefined && tokenSecret.length < 16) throw new ConfigError(`${named('serve.tokenSecret')} must be at least 16 characters (a random string): fix or unset it.`);
+  const stripFields = value<string[]>('serve.requestPolicy.stripFields');
+  const vital = stripFields?.find((field) => field === 'model' || field === 'messages');
+  if (vital !== undefined) {
+    throw new ConfigError(`${named('serve.requestPolicy.stripFields')} cannot strip ${vital}: every request needs it (restrict models with ${named('serve.requestPolicy.allowedModels')}).`);
+  }
+  // A Bearer token is one word: one with a space inside could never be presented, and /metrics would stay shut.
+  if (/\s/.test(value<string>('telemetry.metricsToken') ?? '')) {
+    throw new ConfigError(`${named('telemetry.metricsToken')} must be one word without spaces (it is sent as \`Authorization: Bearer <token>\`): fix or unset it.`);
+  }
+
+  const defaultOf = (key: string): unknown => GATEWAY_KEYS.get(key)!.schema.parse(undefined);
+  const config: GatewayConfig = {
+    port: value<number>('http.port') ?? (defaultOf('http.port') as number),
+    host: value<string>('http.host') ?? (defaultOf('http.host') as string),
+    provider: provider as GatewayProvider,
+    gatewayKeys: [],
+    heartbeatMs: value<number>('serve.heartbeatMs') ?? (defaultOf('serve.heartbeatMs') as number),
+  };
+  if (configFile !== undefined) config.configFile = configFile;
+  for (const setting of GATEWAY_SETTINGS) {
+    const given = values.get(setting.key);
+    if (given !== undefined) setIn(config as unknown as Record<string, unknown>, setting.field, given);
+  }
+  config.provider = provider as GatewayProvider;
   // As a browser writes its Origin header (RFC 6454): host in lower case, no default port. Compared verbatim, an
   // origin written otherwise (`https://App.example.com`, `https://app.example.com:443`) would never match.
   if (corsOrigins !== undefined) config.corsOrigins = corsOrigins.map((origin) => new URL(origin).origin);
-  const tokenSecret = text(env, 'CHATFLUX_TOKEN_SECRET');
-  if (tokenSecret !== undefined && tokenSecret.length < 16) throw new ConfigError('CHATFLUX_TOKEN_SECRET must be at least 16 characters (a random string): fix or unset it.');
-  if (tokenSecret !== undefined) config.tokenSecret = tokenSecret;
-  const model = text(env, 'CHATFLUX_MODEL');
-  const maxRetries = integer(env, 'CHATFLUX_MAX_RETRIES', 0, 10);
-  const firstChunkTimeoutMs = integer(env, 'CHATFLUX_FIRST_CHUNK_TIMEOUT_MS', 1, 86_400_000);
-  const idleTimeoutMs = integer(env, 'CHATFLUX_IDLE_TIMEOUT_MS', 1, 86_400_000);
-  const requestPolicy: RequestPolicyConfig = {};
-  const allowedModels = list(env, 'CHATFLUX_ALLOWED_MODELS');
-  const maxTokens = integer(env, 'CHATFLUX_MAX_TOKENS', 1, 10_000_000);
-  const maxN = integer(env, 'CHATFLUX_MAX_N', 1, 128);
-  const stripFields = list(env, 'CHATFLUX_STRIP_FIELDS');
-  if (allowedModels !== undefined) requestPolicy.allowedModels = allowedModels;
-  if (maxTokens !== undefined) requestPolicy.maxTokens = maxTokens;
-  if (maxN !== undefined) requestPolicy.maxN = maxN;
-  if (stripFields !== undefined) {
-    const vital = stripFields.find((field) => field === 'model' || field === 'messages');
-    if (vital !== undefined)
-      throw new ConfigError(`CHATFLUX_STRIP_FIELDS cannot strip ${vital}: every request needs it (restrict models with CHATFLUX_ALLOWED_MODELS).`);
-    requestPolicy.stripFields = stripFields;
-  }
-  if (Object.keys(requestPolicy).length > 0) config.requestPolicy = requestPolicy;
-  const emulatorScenarios = flag(env, 'CHATFLUX_EMULATOR_SCENARIOS');
-  if (emulatorScenarios !== undefined) config.emulatorScenarios = emulatorScenarios;
-  const debugWorkerHeader = flag(env, 'CHATFLUX_DEBUG_WORKER_HEADER');
-  if (debugWorkerHeader !== undefined) config.debugWorkerHeader = debugWorkerHeader;
-  const allowSeveralChoices = flag(env, 'CHATFLUX_ALLOW_SEVERAL_CHOICES');
-  if (allowSeveralChoices !== undefined) config.allowSeveralChoices = allowSeveralChoices;
-  const requireDone = flag(env, 'CHATFLUX_REQUIRE_DONE');
-  if (requireDone !== undefined) config.requireDone = requireDone;
-  if (baseUrl !== undefined) config.baseUrl = baseUrl;
+  const providerKey = provider === 'emulator' ? undefined : PRESETS[provider as ProviderName].apiKeyEnv;
+  const apiKey = config.apiKey ?? (providerKey === undefined ? undefined : text(env, providerKey));
   if (apiKey !== undefined) config.apiKey = apiKey;
-  if (model !== undefined) config.model = model;
-  if (maxRetries !== undefined) config.maxRetries = maxRetries;
-  if (firstChunkTimeoutMs !== undefined) config.firstChunkTimeoutMs = firstChunkTimeoutMs;
-  if (idleTimeoutMs !== undefined) config.idleTimeoutMs = idleTimeoutMs;
-  const limits = {
-    headersTimeoutMs: integer(env, 'CHATFLUX_HEADERS_TIMEOUT_MS', 1, 86_400_000),
-    silenceTimeoutMs: integer(env, 'CHATFLUX_SILENCE_TIMEOUT_MS', 0, 86_400_000),
-    deadlineMs: integer(env, 'CHATFLUX_DEADLINE_MS', 0, 86_400_000),
-    maxAnswerChars: integer(env, 'CHATFLUX_MAX_ANSWER_CHARS', 0, 1_073_741_824),
-    jsonTimeoutMs: integer(env, 'CHATFLUX_JSON_TIMEOUT_MS', 1, 86_400_000),
-    upstreamConnections: integer(env, 'CHATFLUX_UPSTREAM_CONNECTIONS', 1, 65_536),
-    connectionWaitMs: integer(env, 'CHATFLUX_CONNECTION_WAIT_MS', 0, 86_400_000),
-    maxConcurrentPerClient: integer(env, 'CHATFLUX_MAX_CONCURRENT_PER_CLIENT', 0, 1_000_000),
-    bodyTimeoutMs: integer(env, 'CHATFLUX_BODY_TIMEOUT_MS', 0, 3_600_000),
-    writeStallTimeoutMs: integer(env, 'CHATFLUX_WRITE_STALL_TIMEOUT_MS', 0, 3_600_000),
-    keepAliveTimeoutMs: integer(env, 'CHATFLUX_KEEP_ALIVE_TIMEOUT_MS', 1000, 3_600_000),
-    tokenTtlMs: integer(env, 'CHATFLUX_TOKEN_TTL_MS', 1000, 86_400_000),
-    shutdownGraceMs: integer(env, 'CHATFLUX_SHUTDOWN_GRACE_MS', 0, 3_600_000),
-    emulatorPaceMs: integer(env, 'CHATFLUX_EMULATOR_PACE_MS', 0, 10_000),
-  };
-  for (const [name, value] of Object.entries(limits)) if (value !== undefined) Object.assign(config, { [name]: value });
-  const metricsToken = text(env, 'CHATFLUX_METRICS_TOKEN');
-  // A Bearer token is one word: one with a space inside could never be presented, and /metrics would stay shut.
-  if (metricsToken !== undefined && /\s/.test(metricsToken)) {
-    throw new ConfigError('CHATFLUX_METRICS_TOKEN must be one word without spaces (it is sent as `Authorization: Bearer <token>`): fix or unset it.');
-  }
-  if (metricsToken !== undefined) config.metricsToken = metricsToken;
+  if (config.requestPolicy !== undefined && Object.keys(config.requestPolicy).length === 0) delete config.requestPolicy;
   const otlpAll = text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined;
   const otlp = {
     traces: otlpAll || text(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined,
     metrics: otlpAll || text(env, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT') !== undefined,
   };
   if (otlp.traces || otlp.metrics) config.otlp = otlp;
-  const routes = loadRoutes(env);
+  const fileRoutes = file?.doc['routes'];
+  const routes =
+    loadRoutes(env) ??
+    (fileRoutes === undefined || file === undefined ? undefined : checkRouteTable(fileRoutes, basename(file.path), env, (path) => file.where(['routes', ...path])));
   if (routes !== undefined) {
     config.routes = routes;
     const names = Object.values(routes).flatMap((route) => route.targets.flatMap((target) => (target.apiKeyEnv === undefined ? [] : [target.apiKeyEnv])));

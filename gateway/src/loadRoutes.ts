@@ -63,7 +63,8 @@ const RouteSchema = z.strictObject({
   cutDeadlineMs: ms.optional(),
 });
 
-const RoutesSchema = z.record(z.string().min(1), RouteSchema);
+/** The route table: model name → route (`CHATFLUX_ROUTES`, and the config file's `routes` section). */
+export const RoutesSchema = z.record(z.string().min(1), RouteSchema);
 
 /** One target of a gateway route (see the README's "Failover" section). */
 export type GatewayRouteTarget = Omit<z.infer<typeof RouteTargetSchema>, 'provider'> & { provider?: ProviderName | 'emulator' };
@@ -104,24 +105,44 @@ export function loadRoutes(env: Record<string, string | undefined>): Record<stri
   } catch (error) {
     throw new ConfigError(`${name} is not valid JSON (${(error as Error).message}); it maps model names to { "targets": [...] }.`, { cause: error });
   }
+  return checkRouteTable(json, name, env);
+}
+
+/**
+ * Checks a route table (parsed JSON, or the config file's `routes`): the schema, then a base URL for every
+ * `openai-compatible` target, no credentials in a URL, and each `apiKeyEnv` set in `env`.
+ *
+ * @param json - The table.
+ * @param name - Where it came from, for the errors (`CHATFLUX_ROUTES`, `gateway.yaml: routes`).
+ * @param env - The environment, where `apiKeyEnv` names a variable.
+ * @param where - How an issue's path is named (default: its keys joined with dots; the config file adds the line).
+ * @returns The routes by model name.
+ * @throws ConfigError naming the table, the route and what to fix.
+ */
+export function checkRouteTable(
+  json: unknown,
+  name: string,
+  env: Record<string, string | undefined>,
+  where: (path: ReadonlyArray<PropertyKey>) => string = (path) => path.map(String).join('.') || '(root)',
+): Record<string, GatewayRoute> {
   const parsed = RoutesSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${where(issue.path)}: ${issue.message}`);
     throw new ConfigError(`${name} is not a valid route table: ${issues.join('; ')}. See the README's "Failover" section.`);
   }
   for (const [model, route] of Object.entries(parsed.data)) {
     route.targets.forEach((target, i) => {
       if ((target.provider ?? 'openai-compatible') === 'openai-compatible' && target.baseUrl === undefined) {
-        throw new ConfigError(`${name}: ${model}.targets.${i} needs a baseUrl (or a provider preset such as "deepseek").`);
+        throw new ConfigError(`${name}: ${where([model, 'targets', i])} needs a baseUrl (or a provider preset such as "deepseek").`);
       }
       // Credentials in a URL are never sent (undici ignores them): refused, not echoed.
       for (const field of ['baseUrl', 'prefillBaseUrl'] as const) {
         if (/^https?:\/\/[^/?#]*@/i.test(target[field] ?? '')) {
-          throw new ConfigError(`${name}: ${model}.targets.${i}.${field} must not hold credentials (user:password@host): name the key's variable in apiKeyEnv.`);
+          throw new ConfigError(`${name}: ${where([model, 'targets', i, field])} must not hold credentials (user:password@host): name the key's variable in apiKeyEnv.`);
         }
       }
       if (target.apiKeyEnv !== undefined && !env[target.apiKeyEnv]?.trim()) {
-        throw new ConfigError(`${name}: ${model}.targets.${i}.apiKeyEnv names ${target.apiKeyEnv}, which is not set.`);
+        throw new ConfigError(`${name}: ${where([model, 'targets', i, 'apiKeyEnv'])} names ${target.apiKeyEnv}, which is not set.`);
       }
     });
   }

@@ -1,10 +1,11 @@
 /**
  * The gateway program: `npx chatflux-gateway` (bin/chatflux-gateway.cjs runs the compiled file), `npm start` in a
- * clone. Reads the configuration from the environment, prints it (without secrets), starts the gateway, and shuts it
+ * clone. Reads the configuration (a YAML file with `--config FILE` or `CHATFLUX_CONFIG`, the environment over it), prints it (without secrets), starts the gateway, and shuts it
  * down gracefully on SIGTERM / SIGINT: requests in flight get `CHATFLUX_SHUTDOWN_GRACE_MS` (10 s), then a 503 with
  * `Retry-After`, or the in-band `shutting_down` error frame on a stream already committed; then it exits 0.
  *
- * `--help` prints the settings it would start with, `--version` its version, and it exits 0 (`answerCommandLine`).
+ * `--help` prints the settings it would start with, `--version` its version, `--check-config` the resolved
+ * configuration, and it exits 0 (`answerCommandLine`; `--check-config` exits 1 with the error).
  * A bad setting, an unknown argument, a port in use or a missing peer dependency: one line on stderr naming it, and
  * exit code 1.
  * Started by npm (`npx`, `npm start`), it also shuts down gracefully when the process that started it exits.
@@ -17,7 +18,6 @@ import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
 import { onPrimaryExit } from './onPrimaryExit.js';
-import { resolveWorkerCount } from './resolveWorkerCount.js';
 import { runClusterPrimary } from './runClusterPrimary.js';
 
 /** The gateway's own module, or the one line to print when a peer dependency it needs is not installed. */
@@ -57,11 +57,16 @@ function holdEarlySignals(): () => void {
 }
 
 async function main(): Promise<void> {
-  const answer = answerCommandLine(process.argv.slice(2), process.env); // --help, --version: nothing starts
-  if (answer !== undefined) return void process.stdout.write(answer);
+  const answer = answerCommandLine(process.argv.slice(2), process.env); // --help, --version, --check-config: nothing starts
+  if (answer.exitCode !== undefined) {
+    if (answer.stdout !== undefined) process.stdout.write(answer.stdout);
+    if (answer.stderr !== undefined) process.stderr.write(answer.stderr);
+    process.exitCode = answer.exitCode;
+    return;
+  }
   const handOverSignals = holdEarlySignals();
-  const config = loadGatewayConfig(process.env);
-  const workers = resolveWorkerCount(process.env);
+  const config = loadGatewayConfig(process.env, answer.configFile === undefined ? {} : { configFile: answer.configFile });
+  const workers = config.workers ?? 1;
   const startGateway = await loadStartGateway();
   if (cluster.isPrimary) for (const line of describeGatewayConfig(config)) process.stderr.write(`${line}\n`);
   // CHATFLUX_WORKERS: the primary only forks and signals; each worker runs the gateway on the shared port.
@@ -74,7 +79,7 @@ async function main(): Promise<void> {
   const worker = cluster.isWorker;
   const workerId = worker && config.debugWorkerHeader === true ? cluster.worker?.id : undefined; // an index, never a PID
   const gateway = await startGateway(config, workerId === undefined ? {} : { responseHeaders: { 'X-Chatflux-Worker': String(workerId) } });
-  const graceMs = config.shutdownGraceMs ?? GATEWAY_DEFAULTS.shutdownGraceMs;
+  const graceMs = config.shutdownGraceMs ?? GATEWAY_DEFAULTS.process.shutdownGraceMs;
   if (!worker) process.stderr.write(`chatflux gateway listening on ${gateway.url} (open it in a browser)\n`);
   else process.send?.({ chatfluxListening: gateway.url });
   let stopping = false;

@@ -7,7 +7,6 @@ import { throwError } from 'rxjs';
 import { createChatClient, type ChatClientConfig, type ChatRequestLog, type ChatRouteEvent, type ChatWireFormat, routeByModel, ConfigError, ShutdownError, type ErrorBody } from 'chatflux';
 import { chatRouter } from 'chatflux/express';
 import { createGracefulShutdown, CHAT_WIRES, matchesBearerKey } from 'chatflux/node';
-import { startEmulator } from 'chatflux/testing';
 import { createGatewayRoutes } from './createGatewayRoutes.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { listen } from './listen.js';
@@ -48,7 +47,7 @@ export interface StartGatewayOptions {
   responseHeaders?: Readonly<Record<string, string>>;
   /**
    * How long a client may take to send a request's headers, from their first byte, in ms (1 to 300000; default
-   * `GATEWAY_DEFAULTS.clientHeadersTimeoutMs`, 60000, Node's own): slower gets 408 and its connection closed. An idle
+   * the config's `http.clientHeadersTimeoutMs`, else 60000, Node's own): slower gets 408 and its connection closed. An idle
    * kept-alive connection is not timed by it (only by `CHATFLUX_KEEP_ALIVE_TIMEOUT_MS`).
    */
   clientHeadersTimeoutMs?: number;
@@ -77,20 +76,21 @@ const wireOf = (segment: string | undefined): ChatWireFormat => (segment === 'ss
  *   is left running then.
  */
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const headersTimeout = options.clientHeadersTimeoutMs ?? GATEWAY_DEFAULTS.clientHeadersTimeoutMs;
+  const headersTimeout = options.clientHeadersTimeoutMs ?? config.clientHeadersTimeoutMs ?? GATEWAY_DEFAULTS.http.clientHeadersTimeoutMs;
   if (typeof headersTimeout !== 'number' || !Number.isInteger(headersTimeout) || headersTimeout < 1 || headersTimeout > 300_000) {
     throw new ConfigError(`clientHeadersTimeoutMs must be an integer from 1 to 300000 (ms; Node's requestTimeout is 300000), got ${String(headersTimeout)}.`);
   }
   // The built-in emulator serves for as long as the gateway runs: it keeps no request log (bodies, headers), and
   // takes fault scenarios from the requests only when the configuration asks for it.
   const routesUseEmulator = Object.values(config.routes ?? {}).some((route) => route.targets.some((t) => t.provider === 'emulator'));
+  // `provider: emulator` (the default without a provider, a base URL or a key): the emulator's code is loaded only then.
   const emulator =
     config.provider === 'emulator' || routesUseEmulator
-      ? await startEmulator({
+      ? await (await import('chatflux/testing')).startEmulator({
           dialect: 'deepseek',
           seed: 1,
           requestLog: false,
-          paceMs: config.emulatorPaceMs ?? GATEWAY_DEFAULTS.emulatorPaceMs,
+          paceMs: config.emulatorPaceMs ?? GATEWAY_DEFAULTS.upstream.emulator.paceMs,
           requestScenarios: config.emulatorScenarios === true,
         })
       : undefined;
@@ -173,6 +173,9 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       ...(config.writeStallTimeoutMs === undefined ? {} : { writeStallTimeoutMs: config.writeStallTimeoutMs }),
       ...(config.tokenSecret === undefined ? {} : { tokenSecret: config.tokenSecret }),
       ...(config.tokenTtlMs === undefined ? {} : { tokenTtlMs: config.tokenTtlMs }),
+      ...(config.bodyLimit === undefined ? {} : { bodyLimit: config.bodyLimit }),
+      ...(config.queryLimit === undefined ? {} : { queryLimit: config.queryLimit }),
+      ...(config.maxLogFieldChars === undefined ? {} : { maxLogFieldChars: config.maxLogFieldChars }),
       demoRequest: DEMO_REQUEST,
       secrets: config.apiKey === undefined ? [] : [config.apiKey],
       signal: shutdown.signal,
@@ -197,7 +200,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   });
   // Idle client connections outlive a balancer's (AWS ALB: 60 s), so that it never reuses one the gateway has just
   // closed (a reset, a 502 to its client); Node announces it in `Keep-Alive: timeout=…`.
-  server.keepAliveTimeout = config.keepAliveTimeoutMs ?? GATEWAY_DEFAULTS.keepAliveTimeoutMs;
+  server.keepAliveTimeout = config.keepAliveTimeoutMs ?? GATEWAY_DEFAULTS.http.keepAliveTimeoutMs;
   const { responseHeaders } = options;
   if (responseHeaders !== undefined) {
     server.prependListener('request', (_req, res) => {

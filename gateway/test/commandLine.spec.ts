@@ -3,11 +3,13 @@
  * `--help` and `--version` answer and exit 0 without starting anything; an unknown argument is an error naming it.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeGatewayConfig } from '../src/describeGatewayConfig';
 import { loadGatewayConfig } from '../src/loadGatewayConfig';
-import { GATEWAY_PROGRAM } from '../../test/helpers/gatewayProgram';
+import { GATEWAY_PROGRAM, startProgram } from '../../test/helpers/gatewayProgram';
+import { rawRequest } from '../../test/helpers/rawRequest';
 import { ROOT, userEnv } from '../../test/helpers/packedPackage';
 
 /** Runs the program with `args` to its end (killed after 30 s: a program that started a server never ends by itself). */
@@ -57,4 +59,55 @@ describe('chatflux-gateway command line', () => {
     expect(both.stderr).toMatch(/one option at a time/);
     expect(both.stderr).not.toMatch(/listening on/);
   }, 90_000);
+
+  describe('with a config file', () => {
+    let dir: string;
+    beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'gateway-cli-'))));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const write = (name: string, text: string): string => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    };
+
+    it('--check-config prints the resolved configuration without secrets and exits 0; a bad file: exit 1 naming the key and line', async () => {
+      const good = write('good.yaml', 'upstream:\n  provider: deepseek\n  apiKey: ${MY_DEEPSEEK_KEY}\nserve:\n  heartbeatMs: 5000\n');
+      const printed = await run(['--config', good, '--check-config'], { MY_DEEPSEEK_KEY: 'sk-never-printed', CHATFLUX_MAX_RETRIES: '4' });
+      expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(printed.stdout).toMatch(/^# chatflux-gateway: the resolved configuration, from .*good\.yaml, with the environment over it/);
+      expect(printed.stdout).toContain('  provider: deepseek\n  apiKey: (set)\n');
+      expect(printed.stdout).toContain('  retry: 4\n');
+      expect(printed.stdout).toContain('  heartbeatMs: 5000\n');
+      expect(printed.stdout).not.toContain('sk-never-printed');
+      const bad = write('bad.yaml', 'upstream:\n  provider: deepseek\nserve:\n  heartbeatMs: soon\n');
+      const refused = await run([`--config=${bad}`, '--check-config']);
+      expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(refused.stderr).toBe('chatflux-gateway: the configuration does not start: serve.heartbeatMs (bad.yaml:4): must be an integer from 0 to 3600000, got "soon".\n');
+    }, 90_000);
+
+    it('--config FILE starts the gateway with it (here: its keys), and the banner names the file', async () => {
+      const path = write('keys.yaml', 'serve:\n  apiKeys:\n    - ${GATEWAY_TEST_KEY}\n');
+      const program = { ...GATEWAY_PROGRAM, args: [...GATEWAY_PROGRAM.args, '--config', path] };
+      const gateway = await startProgram({ GATEWAY_TEST_KEY: 'the-file-key' }, program);
+      try {
+        expect(gateway.stderr()).toContain(`config file:  ${path} (CHATFLUX_* variables set over it)`);
+        expect(gateway.stderr()).toContain('gateway keys: 1 configured');
+        const body = { messages: [{ role: 'user', content: 'Hello' }] };
+        expect((await rawRequest(`${gateway.url}/chat/json`, { body })).status).toBe(401);
+        expect((await rawRequest(`${gateway.url}/chat/json`, { body, headers: { Authorization: 'Bearer the-file-key' } })).status).toBe(200);
+      } finally {
+        gateway.child.kill('SIGTERM');
+        await gateway.exited;
+      }
+    }, 90_000);
+
+    it('--help lists the config file\'s keys and the variable of each', async () => {
+      const { code, stdout } = await run(['--help']);
+      expect(code).toBe(0);
+      expect(stdout).toContain('  --config FILE ');
+      expect(stdout).toContain('  --check-config ');
+      expect(stdout).toMatch(/\n {2}upstream\.retry: number, default 2; an integer from 0 to 10\n/);
+      expect(stdout).toMatch(/\n {2}CHATFLUX_MAX_RETRIES +upstream\.retry\n/);
+    }, 60_000);
+  });
 });

@@ -4,6 +4,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { ConfigError } from '../core/errors.js';
 import { durationMs } from '../core/durationMs.js';
 import { createCallGate } from './createCallGate.js';
+import { DEFAULT_POOL } from './DEFAULT_POOL.js';
 import { createConnectionSlots } from './createConnectionSlots.js';
 import { createRouteBudget } from './createRouteBudget.js';
 import { withConnectionSlot } from './withConnectionSlot.js';
@@ -176,16 +177,16 @@ export function createChatClient(config: ChatClientConfig): ChatClient {
     if (value !== undefined) given[key] = durationMs(`createChatClient: \`timeouts.${key}\``, value, 0);
   }
   const timeouts = { ...DEFAULT_TIMEOUTS, ...given };
-  const connections = config.connections ?? 128;
-  const connectionWaitMs = config.connectionWaitMs ?? 10_000;
+  const connections = config.connections ?? DEFAULT_POOL.connections;
+  const connectionWaitMs = config.connectionWaitMs ?? DEFAULT_POOL.connectionWaitMs;
   if (!Number.isInteger(connections) || connections < 1) {
     throw new ConfigError(
-      `createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for 128.`,
+      `createChatClient: \`connections\` must be a positive integer, got ${String(connections)}; omit it for ${DEFAULT_POOL.connections}.`,
     );
   }
   if (!(connectionWaitMs >= 0)) {
     throw new ConfigError(
-      `createChatClient: \`connectionWaitMs\` must be a number of ms from 0 (never wait) to Infinity (no limit), got ${String(connectionWaitMs)}; omit it for 10000.`,
+      `createChatClient: \`connectionWaitMs\` must be a number of ms from 0 (never wait) to Infinity (no limit), got ${String(connectionWaitMs)}; omit it for ${DEFAULT_POOL.connectionWaitMs}.`,
     );
   }
   const owned = config.dispatcher === undefined;

@@ -51,14 +51,10 @@ export function createChatController(prefix: string): Type<unknown> {
       @Inject(CHATFLUX_MODULE_CONFIG) config: ChatfluxModuleConfig,
       @Inject(ChatfluxShutdown) shutdown: ChatfluxShutdown,
     ) {
-      // The config's `signal` is merged into the shutdown's (see the providers).
-      const { model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs } = config;
-      const { tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars, allowSeveralChoices } = config;
-      this.endpoints = endpoints = createChatEndpoints({
-        ...{ client, model, apiKeys, bodyLimit, bodyTimeoutMs, heartbeatMs, secrets, shutdown },
-        ...{ requestPolicy, requestLimits, maxConcurrentPerClient, clientKey, writeStallTimeoutMs },
-        ...{ tokenSecret, tokenTtlMs, queryLimit, demoRequest, log, maxLogFieldChars, allowSeveralChoices },
-      });
+      // The serving options pass through as they are; the module's own fields stay here, and the config's `signal`
+      // is merged into the shutdown's (see the providers).
+      const { client: _client, routes: _routes, global: _global, shutdownGraceMs: _grace, signal: _signal, ...serving } = config;
+      this.endpoints = endpoints = createChatEndpoints({ ...serving, client, shutdown });
     }
 
     @Post('chat/json')

@@ -1,11 +1,8 @@
-import type { RequestLimitsConfig } from '../core/requestLimits.js';
-import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
 import type { ChatClient, ChatClientConfig } from '../client/createChatClient.js';
 import type { WriteResponseConfig } from '../node/writeResponse.js';
-import type { ChatRequestLog } from '../serve/ChatRequestLog.js';
-import type { ChatRequest } from '../core/schemas/index.js';
+import type { ChatEndpointsConfig } from '../node/createChatEndpoints.js';
 
 /**
  * Where the built-in controller serves `POST {prefix}/chat/json`, `{prefix}/chat/stream` and `{prefix}/chat/sse`.
@@ -23,8 +20,11 @@ export type ChatfluxRoutesConfig =
     };
 
 /**
- * What `ChatfluxModule.forRoot()` takes (and what a `forRootAsync()` factory returns, `routes` and `global` aside).
- * The endpoint options have the names and defaults of the Express router's `ChatRouterConfig`.
+ * What `ChatfluxModule.forRoot()` takes (and what a `forRootAsync()` factory returns, `routes` and `global` aside):
+ * the serving options of the node endpoints (`ChatEndpointsConfig`, hence `ServingOptionsSchema`: the names, defaults
+ * and ranges of the Express router's `ChatRouterConfig`), passed to the built-in controller as they are, with a client
+ * or its config and the module's own `routes`, `global` and `shutdownGraceMs`. The config's `signal` is merged into the
+ * module's graceful shutdown (`ChatfluxShutdown`).
  *
  * ## Example
  * ```ts
@@ -35,7 +35,7 @@ export type ChatfluxRoutesConfig =
  * });
  * ```
  */
-export interface ChatfluxModuleConfig {
+export interface ChatfluxModuleConfig extends Omit<ChatEndpointsConfig, 'client' | 'shutdown'> {
   /**
    * The client to inject, or its config (given to `createChatClient`). A client the module created is closed when
    * the module is destroyed; a client passed in is left to its owner.
@@ -43,40 +43,6 @@ export interface ChatfluxModuleConfig {
   client: ChatClient | ChatClientConfig;
   /** Register the controller serving the three endpoints (default: none). Static: known before DI runs. */
   routes?: ChatfluxRoutesConfig;
-  /** The model used when a request names none (otherwise the client's default applies). */
-  model?: string;
-  /** Accepted downstream Bearer keys (constant-time comparison); empty or absent: the endpoints are open. */
-  apiKeys?: readonly string[];
-  /** The JSON body limit (bytes, or a string such as `'1mb'`); larger bodies get 413. Default `'1mb'`. */
-  bodyLimit?: number | string;
-  /** The built-in controller: the longest wait for a whole request body, in ms; slower: 408 `request_timeout` (default 30000; `0`: none). */
-  bodyTimeoutMs?: number;
-  /**
-   * The built-in controller: the write stall deadline, in ms — a response whose client has not read for this long is
-   * ended (upstream aborted, socket destroyed, logged as `client_stalled`). Default 30000; `0`: none.
-   */
-  writeStallTimeoutMs?: number;
-  /**
-   * The built-in controller, with `apiKeys`: the secret (16+ characters) signing the short-lived tokens of
-   * `POST /chat/token`; absent, a random secret of this process.
-   */
-  tokenSecret?: string;
-  /** The built-in controller: how long a token of `POST /chat/token` lets `GET /chat/sse?token=…` in, in ms (default 60000). */
-  tokenTtlMs?: number;
-  /** The built-in controller: the longest `q` query parameter of `GET /chat/sse`, in characters; longer gets 413 (default 8192). */
-  queryLimit?: number;
-  /** The built-in controller: the request `GET /chat/sse` serves when it has no `q`; absent: 400. */
-  demoRequest?: ChatRequest;
-  /** The built-in controller: receives one entry per request (the Express router's `ChatRequestLog`). */
-  log?: (entry: ChatRequestLog) => void;
-  /** The built-in controller: the longest string field of a log entry, in characters (default 1024). */
-  maxLogFieldChars?: number;
-  /** SSE heartbeat interval in ms (`0` disables). Default 15000. */
-  heartbeatMs?: number;
-  /** More literal secrets to redact from error messages (the `apiKeys` are always redacted). */
-  secrets?: readonly string[];
-  /** Aborting it ends every response in flight with an error (graceful shutdown). */
-  signal?: AbortSignal;
   /**
    * On `app.close()` (SIGTERM with `enableShutdownHooks()`), how long responses in flight may still run before they
    * end with a `ShutdownError` (503 + `Retry-After`, or the in-band `shutting_down` frame). Default 10000 ms.
@@ -84,19 +50,6 @@ export interface ChatfluxModuleConfig {
   shutdownGraceMs?: number;
   /** Make `CHATFLUX_CLIENT` injectable in every module without importing `ChatfluxModule` again (default false). */
   global?: boolean;
-  /** The built-in controller: what clients may ask for (allowed models, caps, fields to strip); default everything. */
-  requestPolicy?: RequestPolicyConfig;
-  /**
-   * The built-in controller: whether `/chat/json`, `/chat/stream` and `/chat/sse` forward a request's `n` > 1 (default
-   * false: 400, the contract has one message; see the router's `allowSeveralChoices`).
-   */
-  allowSeveralChoices?: boolean;
-  /** The built-in controller: bounds checked before a body is validated; see `DEFAULT_REQUEST_LIMITS`. */
-  requestLimits?: RequestLimitsConfig;
-  /** The built-in controller: requests one client (its key, else its address) may have running; more get 429 (default 32; `0`: no limit). */
-  maxConcurrentPerClient?: number;
-  /** The built-in controller: who a request comes from, for `maxConcurrentPerClient` (default: its hashed Bearer key, else its address). */
-  clientKey?: (req: IncomingMessage) => string;
 }
 
 /**

@@ -23,3 +23,4 @@ export { createSseTokens, type SseToken, type SseTokens, type SseTokensConfig } 
 export { DEFAULT_TOKEN_TTL_MS } from '../serve/DEFAULT_TOKEN_TTL_MS.js';
 export { DEFAULT_WRITE_STALL_TIMEOUT_MS } from '../serve/DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
 export { createGracefulShutdown, type GracefulShutdown } from './createGracefulShutdown.js';
+export { ServingOptionsSchema, SERVING_DEFAULTS, type ServingSettingsConfig, describeOptions, option, type OptionDoc, type OptionRow } from '../serve/servingOptions.js';

@@ -4,6 +4,7 @@ import { ConfigError, ShutdownError } from '../core/errors.js';
 import { toErrorResponse } from '../core/toErrorResponse.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import type { ResponseSink } from './ResponseSink.js';
+import { SERVING_DEFAULTS } from './SERVING_DEFAULTS.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 
 /**
@@ -85,7 +86,7 @@ export function createResponseWriter<T>(
   sink: ResponseSink,
   config: ResponseWriterConfig,
 ): ResponseWriter<T> {
-  const { signal, secrets = [], heartbeatMs = 15_000, onValue, onHeartbeat: heartbeatWritten, name, onSettle } = config;
+  const { signal, secrets = [], heartbeatMs = SERVING_DEFAULTS.heartbeatMs, onValue, onHeartbeat: heartbeatWritten, name, onSettle } = config;
   const started = performance.now();
   const streaming = format.streaming;
   const encode = format.encode;

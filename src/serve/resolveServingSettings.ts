@@ -1,6 +1,6 @@
-import { DEFAULT_WRITE_STALL_TIMEOUT_MS } from './DEFAULT_WRITE_STALL_TIMEOUT_MS.js';
-import { CapacityError, ConfigError, RequestError } from '../core/errors.js';
+import { CapacityError, RequestError } from '../core/errors.js';
 import { durationMs } from '../core/durationMs.js';
+import { checkOptions } from '../core/optionDocs.js';
 import type { ParseChatRequestConfig } from '../core/ParseChatRequestConfig.js';
 import { checkRequestPolicy } from '../core/checkRequestPolicy.js';
 import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
@@ -11,6 +11,8 @@ import { authorizeBearer } from './authorizeBearer.js';
 import { bearerKey } from './bearerKey.js';
 import { clientKeyOfKey } from './clientKeyOfKey.js';
 import { createSseTokens, type SseToken, type SseTokens } from './createSseTokens.js';
+import { SERVING_DEFAULTS } from './SERVING_DEFAULTS.js';
+import { ServingOptionsSchema } from './ServingOptionsSchema.js';
 import type { ServingSettingsConfig } from './ServingSettingsConfig.js';
 
 /** The serving options with their defaults applied, checked, and the per-endpoints state built from them. */
@@ -25,7 +27,7 @@ export interface ServingSettings {
   readonly heartbeatMs: number;
   /** The longest `q` of `GET /chat/sse`, in characters (default 8192). */
   readonly queryLimit: number;
-  /** The write stall deadline of a response's demand gate, in ms (default `DEFAULT_WRITE_STALL_TIMEOUT_MS`). */
+  /** The write stall deadline of a response's demand gate, in ms (default 30000). */
   readonly stallTimeoutMs: number;
   /** The longest string field of a log entry (default 1024). */
   readonly maxLogFieldChars: number;
@@ -90,10 +92,11 @@ export interface ServingSettings {
  * defaults, the redacted secrets, the request limits and policy, the per-client limiter and the `EventSource` token
  * signer — and the refusals built on them, so every transport answers with the same messages.
  *
- * A wrong option is refused here, when the endpoints are created, in this order: the request limits, the request
- * policy, `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`, then the durations
- * (`bodyTimeoutMs`, `writeStallTimeoutMs`, `heartbeatMs`: a non-negative number of ms) and `queryLimit` (a
- * non-negative number). A duration of `Infinity`, or longer than a timer can wait (2^31 - 1 ms, about 24.8 days),
+ * The defaults and ranges are `ServingOptionsSchema`'s. A wrong option is refused here, when the endpoints are
+ * created, in this order: `apiKeys` and `secrets` (lists of strings), the request limits, the request policy,
+ * `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`, then every other field against the schema,
+ * in its order (`checkOptions`: the durations `bodyTimeoutMs`, `writeStallTimeoutMs`, `heartbeatMs` are a non-negative
+ * number of ms, `queryLimit` a non-negative number, …). A duration of `Infinity`, or longer than a timer can wait (2^31 - 1 ms, about 24.8 days),
  * means none, as `0` does: Node would fire such a timer after 1 ms.
  *
  * @param config - The endpoints' options.
@@ -101,13 +104,14 @@ export interface ServingSettings {
  * @throws ConfigError naming the option to fix.
  */
 export function resolveServingSettings(config: ServingSettingsConfig): ServingSettings {
+  checkOptions(ServingOptionsSchema, { apiKeys: config.apiKeys, secrets: config.secrets }); // read first: two lists of strings
   const keys = (config.apiKeys ?? []).filter((key) => key !== '');
   const secrets = [...keys, ...(config.secrets ?? []), ...(config.tokenSecret === undefined ? [] : [config.tokenSecret])];
   const parseConfig = {
     limits: resolveRequestLimits(config.requestLimits), // a wrong limit is a ConfigError now
     ...(config.requestPolicy === undefined ? {} : { policy: checkRequestPolicy(config.requestPolicy) }),
   };
-  const maxPerClient = config.maxConcurrentPerClient ?? 32;
+  const maxPerClient = config.maxConcurrentPerClient ?? SERVING_DEFAULTS.maxConcurrentPerClient;
   const limiter = createConcurrencyLimiter({ maxPerClient });
   const tokenConfig = {
     keys,
@@ -115,25 +119,24 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
     ...(config.tokenTtlMs === undefined ? {} : { ttlMs: config.tokenTtlMs }),
   };
   const tokens = keys.length === 0 ? undefined : createSseTokens(tokenConfig);
-  const bodyTimeoutMs = durationMs('bodyTimeoutMs', config.bodyTimeoutMs, 30_000);
-  const stallTimeoutMs = durationMs('writeStallTimeoutMs', config.writeStallTimeoutMs, DEFAULT_WRITE_STALL_TIMEOUT_MS);
-  const heartbeatMs = durationMs('heartbeatMs', config.heartbeatMs, 15_000);
-  const queryLimit = config.queryLimit ?? 8192;
-  if (typeof queryLimit !== 'number' || !(queryLimit >= 0)) {
-    throw new ConfigError(`queryLimit must be a non-negative number of characters, got ${String(queryLimit)}.`);
-  }
+  // The token options were checked by createSseTokens with keys; without keys no token is signed: not checked.
+  checkOptions(ServingOptionsSchema, config, ['requestLimits', 'requestPolicy', 'maxConcurrentPerClient', 'tokenSecret', 'tokenTtlMs']);
+  const bodyTimeoutMs = durationMs('bodyTimeoutMs', config.bodyTimeoutMs, SERVING_DEFAULTS.bodyTimeoutMs);
+  const stallTimeoutMs = durationMs('writeStallTimeoutMs', config.writeStallTimeoutMs, SERVING_DEFAULTS.writeStallTimeoutMs);
+  const heartbeatMs = durationMs('heartbeatMs', config.heartbeatMs, SERVING_DEFAULTS.heartbeatMs);
+  const queryLimit = config.queryLimit ?? SERVING_DEFAULTS.queryLimit;
   const requireTokens = (): SseTokens => {
     if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
     return tokens;
   };
   return {
     keys,
-    bodyLimit: config.bodyLimit ?? '1mb',
+    bodyLimit: config.bodyLimit ?? SERVING_DEFAULTS.bodyLimit,
     bodyTimeoutMs,
     heartbeatMs,
     queryLimit,
     stallTimeoutMs,
-    maxLogFieldChars: config.maxLogFieldChars ?? 1024,
+    maxLogFieldChars: config.maxLogFieldChars ?? SERVING_DEFAULTS.maxLogFieldChars,
     secrets,
     parseConfig,
     tokens,

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_POOL, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUTS, PROVIDERS } from 'chatflux';
+import { describeOptions, option, type OptionDoc, ServingOptionsSchema, SERVING_DEFAULTS } from 'chatflux/node';
+import { RoutesSchema } from './loadRoutes.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** An integer option from `min` to `max` (what a config file and its environment variable take), with its default. */
+const integer = (min: number, max: number, fallback: number, doc: Omit<OptionDoc, 'range'>): z.ZodDefault<z.ZodNumber> =>
+  option(z.number().int().min(min).max(max).default(fallback), { ...doc, range: `an integer from ${min} to ${max}` });
+
+/** An integer option from `min` to `max` without a default value. */
+const someInteger = (min: number, max: number, doc: Omit<OptionDoc, 'range'>): z.ZodOptional<z.ZodNumber> =>
+  option(z.number().int().min(min).max(max).optional(), { ...doc, range: `an integer from ${min} to ${max}` });
+
+/**
+ * A serving option of `ServingOptionsSchema` as the gateway bounds it: an integer from `min` to `max`, with the
+ * library's description and default (a config file states a whole number; the library takes `Infinity` too).
+ */
+const bounded = (name: 'heartbeatMs' | 'bodyTimeoutMs' | 'writeStallTimeoutMs' | 'maxConcurrentPerClient' | 'tokenTtlMs', min: number, max: number): z.ZodDefault<z.ZodNumber> => {
+  const row = describeOptions(ServingOptionsSchema).find((candidate) => candidate.name === name);
+  return integer(min, max, SERVING_DEFAULTS[name], { description: row?.description ?? name });
+};
+
+/**
+ * A secret: in a config file only a reference to an environment variable (`${NAME}`), never the secret itself (the
+ * file is read once, `loadGatewayConfig` refuses a literal).
+ */
+const SECRET = 'a reference to an environment variable: ${NAME}';
+
+/** The gateway's own HTTP server. */
+const HttpSchema = z.strictObject({
+  port: integer(0, 65_535, 3000, { description: 'The port to listen on (0: an ephemeral one).' }),
+  host: option(z.string().min(1).default('127.0.0.1'), { description: 'The address to listen on (0.0.0.0: every interface).', range: 'a host name or address' }),
+  keepAliveTimeoutMs: integer(1000, HOUR_MS, 65_000, {
+    description: 'How long an idle client connection stays open (longer than a balancer\'s 60 s), announced in Keep-Alive.',
+  }),
+  clientHeadersTimeoutMs: integer(1, 300_000, 60_000, {
+    description: 'How long a client may take to send a request\'s headers, from their first byte (slowloris); slower gets 408.',
+  }),
+  corsOrigins: option(z.array(z.string()).optional(), {
+    description: 'Origins whose pages may call the gateway from a browser (CORS, EventSource).',
+    defaultText: 'none: no cross-origin access',
+    range: 'origins such as https://app.example.com (scheme and host, no path)',
+  }),
+});
+
+/** The gateway's processes. */
+const ProcessSchema = z.strictObject({
+  workers: option(z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default(1), {
+    description: 'How many processes serve the port (node:cluster); auto: one per core.',
+    range: "'auto', or an integer from 1 to 256",
+  }),
+  shutdownGraceMs: integer(0, HOUR_MS, 10_000, { description: 'On SIGTERM/SIGINT, how long requests in flight may still run before they end with shutting_down.' }),
+  debugWorkerHeader: option(z.boolean().default(false), { description: 'With workers > 1, name the worker (its index) in X-Chatflux-Worker.' }),
+});
+
+/** The built-in emulator, when the provider (or a route's target) is `emulator`. */
+const EmulatorSchema = z.strictObject({
+  paceMs: integer(0, 10_000, 30, { description: 'Milliseconds between two streamed events of the built-in emulator (a provider\'s pace).' }),
+  scenarios: option(z.boolean().default(false), { description: 'The built-in emulator takes fault scenarios from the requests (a #… model suffix, x-emulator-scenario).' }),
+});
+
+/** The upstream's deadlines (`createChatClient`'s `timeouts`; their defaults are `DEFAULT_TIMEOUTS`). */
+const TimeoutsSchema = z.strictObject({
+  headers: integer(1, DAY_MS, DEFAULT_TIMEOUTS.headers, { description: 'The upstream\'s deadline for its response headers, ms.' }),
+  silence: integer(0, DAY_MS, DEFAULT_TIMEOUTS.silence, { description: 'Before the first chunk, the longest stretch without a sign of life (: keep-alive), ms; 0: none.' }),
+  firstChunk: integer(1, DAY_MS, DEFAULT_TIMEOUTS.firstChunk, { description: 'The upstream\'s deadline for its first chunk, ms.' }),
+  idle: integer(1, DAY_MS, DEFAULT_TIMEOUTS.idle, { description: 'The longest silence between two upstream chunks, ms.' }),
+  deadline: integer(0, DAY_MS, DEFAULT_TIMEOUTS.deadline, { description: 'The time budget of a request: no retry, fail-over or continuation starts past it, ms; 0: none.' }),
+  json: someInteger(1, DAY_MS, { description: 'The deadline of a whole /chat/json request, retries included, ms.', defaultText: 'none' }),
+});
+
+/** Where the answers come from. */
+const UpstreamSchema = z.strictObject({
+  provider: option(z.enum(['emulator', ...(Object.keys(PROVIDERS) as Array<keyof typeof PROVIDERS>)]).optional(), {
+    description: 'A provider preset, or emulator: the built-in emulator, in-process.',
+    defaultText: 'emulator (openai-compatible with a baseUrl alone)',
+  }),
+  baseUrl: option(z.string().optional(), {
+    description: 'The provider\'s base URL (required for openai-compatible).',
+    defaultText: "the preset's",
+    range: 'an http(s) URL, without credentials',
+  }),
+  apiKey: option(z.string().optional(), {
+    description: 'The provider\'s API key.',
+    defaultText: "the preset's own variable (DEEPSEEK_API_KEY, MOONSHOT_API_KEY, …)",
+    range: SECRET,
+    secret: true,
+  }),
+  model: option(z.string().min(1).optional(), { description: 'The model of a request that names none.', defaultText: "the preset's", range: 'a model name' }),
+  retry: integer(0, 10, DEFAULT_RETRY_POLICY.count, { description: 'Retries of a transient upstream failure before the first chunk.' }),
+  requireDone: option(z.boolean().default(false), { description: 'Only data: [DONE] ends an answer (else an EOF after every finish_reason does too).' }),
+  timeouts: TimeoutsSchema.prefault({}),
+  emulator: EmulatorSchema.prefault({}),
+});
+
+/** The bounds of the upstream work one gateway takes on. */
+const LimitsSchema = z.strictObject({
+  connections: integer(1, 65_536, DEFAULT_POOL.connections, { description: 'The size of the upstream connection pool.' }),
+  connectionWaitMs: integer(0, DAY_MS, DEFAULT_POOL.connectionWaitMs, { description: 'The longest wait for a free upstream connection, then 503 upstream_busy, ms.' }),
+  maxAnswerChars: integer(0, 1_073_741_824, DEFAULT_MAX_ANSWER_CHARS, { description: 'The most a /chat/json answer may hold, in characters; 0: no cap.' }),
+});
+
+/** What clients may ask for (`requestPolicy`, checked again by `checkRequestPolicy`). */
+const RequestPolicySchema = z.strictObject({
+  allowedModels: option(z.array(z.string().min(1)).optional(), { description: 'The model names clients may ask for.', defaultText: 'any' }),
+  maxTokens: someInteger(1, 10_000_000, { description: 'A cap on max_tokens / max_completion_tokens, and the limit of requests that set none.', defaultText: 'none' }),
+  maxN: someInteger(1, 128, { description: 'A cap on n.', defaultText: 'none' }),
+  stripFields: option(z.array(z.string().min(1)).optional(), { description: 'Top-level request fields removed before the request goes upstream.', defaultText: 'none' }),
+});
+
+/** The serving options (`ServingOptionsSchema`: the library's names, descriptions and defaults). */
+const ServeSchema = ServingOptionsSchema.pick({ apiKeys: true, allowSeveralChoices: true, tokenSecret: true, bodyLimit: true, queryLimit: true, maxLogFieldChars: true })
+  .extend({
+    heartbeatMs: bounded('heartbeatMs', 0, HOUR_MS),
+    bodyTimeoutMs: bounded('bodyTimeoutMs', 0, HOUR_MS),
+    writeStallTimeoutMs: bounded('writeStallTimeoutMs', 0, HOUR_MS),
+    maxConcurrentPerClient: bounded('maxConcurrentPerClient', 0, 1_000_000),
+    tokenTtlMs: bounded('tokenTtlMs', 1000, DAY_MS),
+    requestPolicy: RequestPolicySchema.optional(),
+  })
+  .strict();
+
+/** The gateway's telemetry (the OTLP exporters read the `OTEL_EXPORTER_OTLP_*` variables themselves). */
+const TelemetrySchema = z.strictObject({
+  metricsToken: option(z.string().optional(), { description: 'The Bearer token GET /metrics asks for.', defaultText: 'none: /metrics is open', range: SECRET, secret: true }),
+});
+
+/**
+ * The gateway's config file (`chatflux-gateway --config gateway.yaml`), section by section: `http`, `process`,
+ * `upstream`, `limits`, `routes`, `serve` (the library's serving options, `ServingOptionsSchema`'s names), `telemetry`.
+ * Each field is declared here once with its default, range and description; `--help`, the banner, `--check-config`
+ * and the docs' `<!-- options:gateway -->` table are rendered from it, and the `CHATFLUX_*` environment variables
+ * (`GATEWAY_ENV`) each set one of its keys. Secrets (`upstream.apiKey`, `serve.apiKeys`, `serve.tokenSecret`,
+ * `telemetry.metricsToken`) are written as references to environment variables: `${NAME}`.
+ */
+export const GatewayFileSchema = z.strictObject({
+  http: HttpSchema.prefault({}),
+  process: ProcessSchema.prefault({}),
+  upstream: UpstreamSchema.prefault({}),
+  limits: LimitsSchema.prefault({}),
+  routes: option(RoutesSchema.optional(), {
+    description: 'Routes by model name: each a primary and its fallbacks, with failover, breakers and continuation (docs: Failover).',
+    type: 'Record<model, { targets: [...] }>',
+    defaultText: 'none',
+    range: 'a map of model names to { targets, breaker?, … }',
+  }),
+  serve: ServeSchema.prefault({}),
+  telemetry: TelemetrySchema.prefault({}),
+});
+
