@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic, { APIError, BadRequestError } from '@anthropic-ai/sdk';
 import { fromAnthropicRequest, type LlmClientOutput } from 'chatflux';
 import type { ChatRequestLog } from '../../src/express/chatRouter';
@@ -15,6 +18,7 @@ import { startGateway, type RunningGateway } from '../src/startGateway';
 describe('startGateway: Anthropic Messages (/v1/messages)', () => {
   let gateway: RunningGateway;
   let emulators: Emulator[];
+  let directory: string;
   const logs: ChatRequestLog[] = [];
   const KEY = 'sk-gw-anthropic';
   beforeAll(async () => {
@@ -24,18 +28,43 @@ describe('startGateway: Anthropic Messages (/v1/messages)', () => {
         startEmulator({ dialect: 'deepseek', seed: 1, ...(scenario === '' ? {} : { scenario }) }),
       ),
     );
-    const target = (i: number) => ({ provider: 'openai-compatible', baseUrl: emulators[i]!.url, model: 'deepseek-chat', name: `t${i}`, retries: 0, prefill: 'deepseek' });
-    const routes = {
-      'claude-sonnet-5': { breaker: false, targets: [target(0), target(1)] },
-      'claude-cut': { breaker: false, maxContinuations: 0, targets: [target(2)] },
-      'claude-slow': { breaker: false, targets: [target(3)] },
-    };
-    const config = loadGatewayConfig({ CHATFLUX_GATEWAY_KEYS: KEY, CHATFLUX_EMULATOR_PACE_MS: '0', CHATFLUX_ROUTES: JSON.stringify(routes), CHATFLUX_HEARTBEAT_MS: '0' });
+    // The routes and keys from the gateway's config file, as an operator writes them: `claude-sonnet-5` means
+    // "t0, then t1"; the key by reference to a variable.
+    const target = (i: number) =>
+      `      - { provider: openai-compatible, baseUrl: "${emulators[i]!.url}", model: deepseek-chat, name: t${i}, retries: 0, prefill: deepseek }`;
+    const yaml = [
+      'upstream:',
+      '  emulator: { paceMs: 0 }',
+      'serve:',
+      '  apiKeys: ${GATEWAY_KEY}',
+      '  heartbeatMs: 0',
+      'routes:',
+      '  claude-sonnet-5:',
+      '    breaker: false',
+      '    targets:',
+      target(0),
+      target(1),
+      '  claude-cut:',
+      '    breaker: false',
+      '    maxContinuations: 0',
+      '    targets:',
+      target(2),
+      '  claude-slow:',
+      '    breaker: false',
+      '    targets:',
+      target(3),
+      '',
+    ].join('\n');
+    directory = mkdtempSync(join(tmpdir(), 'chatflux-messages-'));
+    const configFile = join(directory, 'gateway.yaml');
+    writeFileSync(configFile, yaml);
+    const config = loadGatewayConfig({ GATEWAY_KEY: KEY }, { configFile });
     gateway = await startGateway({ ...config, port: 0 }, { log: (entry) => logs.push(entry) });
   });
   afterAll(async () => {
     await gateway.close(0);
     await Promise.all(emulators.map((emulator) => emulator.close()));
+    rmSync(directory, { recursive: true, force: true });
   });
 
   const sdk = (options: { apiKey?: string; authToken?: string } = { apiKey: KEY }) =>
