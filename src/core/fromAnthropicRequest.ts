@@ -12,8 +12,12 @@ export interface FromAnthropicRequestConfig {
 /** A JSON object, as Anthropic's request is made of. */
 type Json = Record<string, unknown>;
 
-/** Top-level fields of Anthropic's request that do not change the answer: accepted, not forwarded. */
-const IGNORED_FIELDS: ReadonlySet<string> = new Set(['stream', 'cache_control', 'service_tier', 'inference_geo', 'speed', 'diagnostics']);
+/**
+ * Top-level fields of Anthropic's request that do not change what the answer says: accepted, not forwarded.
+ * `context_management` asks Anthropic to clear old thinking or tool results from the context (the provider then sees
+ * all of it).
+ */
+const IGNORED_FIELDS: ReadonlySet<string> = new Set(['stream', 'cache_control', 'service_tier', 'inference_geo', 'speed', 'diagnostics', 'context_management']);
 
 /** Top-level fields mapped to the chat-completions request (see {@link fromAnthropicRequest}). */
 const MAPPED_FIELDS: ReadonlySet<string> = new Set([
@@ -29,6 +33,7 @@ const MAPPED_FIELDS: ReadonlySet<string> = new Set([
   'temperature',
   'top_p',
   'top_k',
+  'output_config',
 ]);
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -78,6 +83,15 @@ const toolResultText = (block: Json, path: string): string => {
   } else if (content !== undefined && content !== null) throw refuse(`${path}.content`, 'expected a string or an array of text blocks');
   return block['is_error'] === true ? `Error: ${text}` : text;
 };
+
+/** A system prompt's text: a string, or its text blocks joined by a line break. */
+const systemText = (content: unknown, path: string): string =>
+  blocksOf(content, path)
+    .map((block, i) => {
+      if (block['type'] !== 'text') throw refuse(`${path}.${i}.type`, 'expected a text block');
+      return textOf(block, `${path}.${i}`);
+    })
+    .join('\n');
 
 /** One user turn: its `tool_result` blocks as `tool` messages first (they answer the turn before), then its text and images. */
 const userMessages = (content: unknown, path: string): Json[] => {
@@ -154,8 +168,7 @@ const toolChoiceOf = (choice: unknown): { choice: unknown; parallel?: false } =>
 };
 
 /** A custom tool as an OpenAI function; a server tool (`web_search_…`, `bash_…`) cannot be run by the provider. */
-const toolOf = (tool: unknown, i: number): Json => {
-  if (!isObject(tool)) throw refuse(`tools.${i}`, 'expected an object');
+const toolOf = (tool: Json, i: number): Json => {
   const type = tool['type'];
   if (type !== undefined && type !== null && type !== 'custom') {
     throw refuse(`tools.${i}.type`, `the server tool "${String(type)}" cannot be run by an OpenAI-compatible provider; declare a custom tool (name, input_schema)`);
@@ -175,21 +188,25 @@ const toolOf = (tool: unknown, i: number): Json => {
  * | Anthropic                                   | chat completions                                                      |
  * | ------------------------------------------- | --------------------------------------------------------------------- |
  * | `system` (a string or text blocks)          | a first `system` message (blocks joined by a line break)              |
+ * | a `system` message among the messages       | a `system` message there                                              |
  * | user `text` / `image` (base64, url) blocks  | a `user` message: a string, or `text` / `image_url` parts             |
  * | user `tool_result` blocks                   | `tool` messages (before the turn's text); `is_error`: `Error: ` first  |
  * | assistant `text` / `thinking` / `tool_use`  | `content` / `reasoning_content` / `tool_calls` (input as JSON text)   |
- * | `tools` (custom: name, description, input_schema, strict) | `tools` of `type: "function"`                           |
+ * | `tools` (custom: name, description, input_schema, strict) | `tools` of `type: "function"`; a `defer_loading` tool is not sent (the model does not see it until a tool search finds it) |
  * | `tool_choice` auto / any / tool / none      | `auto` / `required` / `{function: {name}}` / `none`; `disable_parallel_tool_use` → `parallel_tool_calls: false` |
  * | `thinking` enabled / disabled               | `thinking: {type: "enabled" / "disabled"}` (DeepSeek's, Kimi's); adaptive: the provider's default |
  * | `max_tokens`, `stop_sequences`, `temperature`, `top_p`, `top_k` | `max_tokens`, `stop`, `temperature`, `top_p`, `top_k` |
  * | `metadata.user_id`                          | `user`                                                                |
+ * | `output_config.format` (`json_schema`)      | `response_format: {type: "json_schema", …}`; `output_config.effort`: a hint, not sent |
  *
  * 1. `thinking` blocks come back as `reasoning_content`, so the round trip DeepSeek's thinking mode requires with
  *    tools (the reasoning of every assistant turn that called tools) holds.
  * 2. What would change the answer and has no counterpart is refused, never dropped: a server tool, a `document`,
  *    `redacted_thinking` or `search_result` block, an image by file id, a non-text tool result, an unknown field.
- *    What does not change the answer is accepted and not forwarded: `cache_control` (the providers cache prompts
- *    by themselves), `stream` (the endpoint's wire), `service_tier`, `inference_geo`, `speed`, `diagnostics`.
+ *    What does not change what the answer says is accepted and not forwarded: `cache_control` (the providers cache
+ *    prompts by themselves), `stream` (the endpoint's wire), `service_tier`, `inference_geo`, `speed`, `diagnostics`,
+ *    `context_management`, a thinking budget or effort (`budget_tokens`, `output_config.effort`, adaptive thinking:
+ *    the provider's own), tool fields such as `input_examples` and `eager_input_streaming`.
  *
  * @param body - The parsed JSON body.
  * @param config - Whether it is a token count's (`max_tokens` optional).
@@ -212,28 +229,26 @@ export function fromAnthropicRequest(body: unknown, config: FromAnthropicRequest
   if (!Array.isArray(body['messages'])) throw refuse('messages', 'expected an array of messages');
   const messages: Json[] = [];
   const system = body['system'];
-  if (system !== undefined && system !== null) {
-    const text = blocksOf(system, 'system')
-      .map((block, i) => {
-        if (block['type'] !== 'text') throw refuse(`system.${i}.type`, 'expected a text block');
-        return textOf(block, `system.${i}`);
-      })
-      .join('\n');
-    messages.push({ role: 'system', content: text });
-  }
+  if (system !== undefined && system !== null) messages.push({ role: 'system', content: systemText(system, 'system') });
   body['messages'].forEach((message: unknown, i) => {
     if (!isObject(message)) throw refuse(`messages.${i}`, 'expected a message object');
     const path = `messages.${i}.content`;
     if (message['role'] === 'user') messages.push(...userMessages(message['content'], path));
     else if (message['role'] === 'assistant') messages.push(assistantMessage(message['content'], path));
-    else throw refuse(`messages.${i}.role`, 'expected "user" or "assistant" (the system prompt is the "system" field)');
+    else if (message['role'] === 'system') messages.push({ role: 'system', content: systemText(message['content'], path) });
+    else throw refuse(`messages.${i}.role`, 'expected "user", "assistant" or "system"');
   });
   const request: Json = { model: body['model'], messages };
   if (maxTokens !== undefined) request['max_tokens'] = maxTokens;
   const tools = body['tools'];
   if (tools !== undefined && tools !== null) {
     if (!Array.isArray(tools)) throw refuse('tools', 'expected an array');
-    if (tools.length > 0) request['tools'] = tools.map(toolOf);
+    // A deferred tool (`defer_loading`) is not shown to the model until a tool search finds it: not sent.
+    const shown = tools.flatMap((tool: unknown, i) => {
+      if (!isObject(tool)) throw refuse(`tools.${i}`, 'expected an object');
+      return tool['defer_loading'] === true ? [] : [toolOf(tool, i)];
+    });
+    if (shown.length > 0) request['tools'] = shown;
   }
   if (body['tool_choice'] !== undefined && body['tool_choice'] !== null) {
     const { choice, parallel } = toolChoiceOf(body['tool_choice']);
@@ -256,6 +271,18 @@ export function fromAnthropicRequest(body: unknown, config: FromAnthropicRequest
     if (value === undefined || value === null) continue;
     if (typeof value !== 'number') throw refuse(field, 'expected a number');
     request[field] = value;
+  }
+  const output = body['output_config'];
+  if (output !== undefined && output !== null) {
+    if (!isObject(output)) throw refuse('output_config', 'expected an object');
+    for (const key of Object.keys(output)) {
+      if (key !== 'effort' && key !== 'format') throw refuse(`output_config.${key}`, 'this field cannot be sent to an OpenAI-compatible provider; leave it out');
+    }
+    const format = output['format'];
+    if (format !== undefined && format !== null) {
+      if (!isObject(format) || format['type'] !== 'json_schema' || !isObject(format['schema'])) throw refuse('output_config.format', 'expected {"type": "json_schema", "schema": {…}}');
+      request['response_format'] = { type: 'json_schema', json_schema: { name: 'output', schema: format['schema'], strict: true } };
+    }
   }
   const metadata = body['metadata'];
   if (metadata !== undefined && metadata !== null) {

@@ -73,10 +73,33 @@ describe('fromAnthropicRequest: Anthropic\'s request as a chat-completions reque
       { ...base, messages: [user('x')], temperature: 0.5, top_p: 0.9, top_k: 40, stop_sequences: ['END'], metadata: { user_id: 'u1' }, stream: true, service_tier: 'auto' },
       { temperature: 0.5, top_p: 0.9, top_k: 40, stop: ['END'], user: 'u1' },
     ],
+    [
+      "Claude Code's: a system message among the messages, context_management, adaptive thinking, effort, a deferred tool",
+      {
+        ...base,
+        messages: [user('Hi'), { role: 'system', content: [{ type: 'text', text: 'Today is Thursday.', cache_control: { type: 'ephemeral' } }] }],
+        thinking: { type: 'adaptive', display: 'omitted' },
+        context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+        output_config: { effort: 'high' },
+        tools: [
+          { name: 'Write', input_schema: { type: 'object' } },
+          { name: 'Hidden', input_schema: { type: 'object' }, defer_loading: true },
+        ],
+      },
+      {
+        messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Today is Thursday.' }],
+        tools: [{ type: 'function', function: { name: 'Write', parameters: { type: 'object' } } }],
+      },
+    ],
+    [
+      'a structured output format as response_format',
+      { ...base, messages: [user('x')], output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } },
+      { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: { type: 'object' }, strict: true } } },
+    ],
   ])('%s', (_name, body, expected) => {
     const out = fromAnthropicRequest(body);
     expect(out).toEqual(expect.objectContaining(expected));
-    expect(out).not.toHaveProperty('stream');
+    for (const field of ['stream', 'thinking', 'context_management', 'output_config']) if (!(field in expected)) expect(out).not.toHaveProperty(field);
     expect(() => parseChatRequest(out)).not.toThrow();
   });
 
@@ -89,7 +112,8 @@ describe('fromAnthropicRequest: Anthropic\'s request as a chat-completions reque
     ['an image by file id', { ...base, messages: [user([{ type: 'image', source: { type: 'file', file_id: 'f' } }])] }, 'messages.0.content.0.source: only base64 and url image sources'],
     ['redacted thinking', { ...base, messages: [assistant([{ type: 'redacted_thinking', data: 'x' }])] }, 'messages.0.content.0.type: an assistant content block of type "redacted_thinking"'],
     ['an image in a tool result', { ...base, messages: [user([{ type: 'tool_result', tool_use_id: 'c', content: [{ type: 'image', source: {} }] }])] }, 'messages.0.content.0.content.0.type: a tool result block of type "image"'],
-    ['a system role in messages', { ...base, messages: [{ role: 'system', content: 'x' }] }, 'messages.0.role: expected "user" or "assistant"'],
+    ['a tool role in messages', { ...base, messages: [{ role: 'tool', content: 'x' }] }, 'messages.0.role: expected "user", "assistant" or "system"'],
+    ['an unknown output_config field', { ...base, messages: [], output_config: { task_budget: 5 } }, 'output_config.task_budget: this field cannot be sent'],
     ['a wrong stream', { ...base, messages: [], stream: 'yes' }, 'stream: expected a boolean'],
     ['an unknown thinking type', { ...base, messages: [], thinking: { type: 'deep' } }, 'thinking.type: expected'],
   ])('refuses %s with a 400 naming it', (_name, body, message) => {
