@@ -1,7 +1,7 @@
 // The layers of src/, lowest first: each folder may import only the folders it names (and itself).
 // docs/ARCHITECTURE.md draws the same table; eslint.config.mjs turns it into import-x/no-restricted-paths zones.
 const BELOW_CLIENT = ['core', 'operators', 'wire', 'source', 'telemetry'];
-const BELOW_ADAPTERS = [...BELOW_CLIENT, 'client', 'serve', 'node'];
+const BELOW_ADAPTERS = [...BELOW_CLIENT, 'client', 'serve', 'node', 'store'];
 
 /** @type {Record<string, readonly string[]>} */
 export const LAYERS = {
@@ -10,13 +10,15 @@ export const LAYERS = {
   wire: ['core'],
   source: ['core'],
   telemetry: ['core'],
+  store: ['core'],
+  redis: ['core', 'store'],
   client: BELOW_CLIENT,
-  serve: [...BELOW_CLIENT, 'client'],
+  serve: [...BELOW_CLIENT, 'client', 'store'],
   tools: [...BELOW_CLIENT, 'client'],
-  node: [...BELOW_CLIENT, 'client', 'serve'],
+  node: [...BELOW_CLIENT, 'client', 'serve', 'store'],
   express: BELOW_ADAPTERS,
   nestjs: BELOW_ADAPTERS,
-  web: [...BELOW_CLIENT, 'client', 'serve'],
+  web: [...BELOW_CLIENT, 'client', 'serve', 'store'],
   testing: ['core'],
 };
 

@@ -56,5 +56,10 @@ export const GATEWAY_SETTINGS: readonly GatewaySetting[] = Object.freeze([
   { key: 'serve.bodyLimit', field: 'bodyLimit' },
   { key: 'serve.queryLimit', field: 'queryLimit' },
   { key: 'serve.maxLogFieldChars', field: 'maxLogFieldChars' },
+  { key: 'streams.resumable', env: 'CHATFLUX_RESUMABLE', field: 'resumable' },
+  { key: 'streams.redisUrl', env: 'CHATFLUX_REDIS_URL', field: 'redisUrl' },
+  { key: 'streams.abandonAfterMs', env: 'CHATFLUX_ABANDON_AFTER_MS', field: 'abandonAfterMs' },
+  { key: 'streams.retentionMs', env: 'CHATFLUX_STREAM_RETENTION_MS', field: 'streamRetentionMs' },
+  { key: 'streams.leaseMs', env: 'CHATFLUX_STREAM_LEASE_MS', field: 'streamLeaseMs' },
   { key: 'telemetry.metricsToken', env: 'CHATFLUX_METRICS_TOKEN', field: 'metricsToken' },
 ]);

@@ -123,6 +123,25 @@ const ServeSchema = ServingOptionsSchema.pick({ apiKeys: true, allowSeveralChoic
   })
   .strict();
 
+/** Resumable answers (issue #30): the stream log and its times. */
+const StreamsSchema = z.strictObject({
+  resumable: option(z.boolean().default(true), {
+    description: 'Resumable answers (Chatflux-Stream-Id, Last-Event-ID, GET /chat/streams/{id}, cancel); false: a disconnect aborts the upstream at once.',
+  }),
+  redisUrl: option(z.string().regex(/^(rediss?|unix):\/\//).optional(), {
+    description: 'The shared stream log: every instance resumes and cancels every answer.',
+    defaultText: 'none: in memory, this instance only',
+    range: SECRET,
+    secret: true,
+  }),
+  abandonAfterMs: integer(0, DAY_MS, 60_000, { description: 'How long an answer goes on with no reader before its upstream is aborted (abandoned), ms; 0: at once.' }),
+  retentionMs: integer(1000, DAY_MS, 600_000, { description: 'How long a finished answer can be replayed, ms.' }),
+  leaseMs: someInteger(500, 60_000, {
+    description: 'With Redis: how long a producing instance\'s lease lasts; readers elsewhere get producer_lost once it has run out, ms.',
+    defaultText: '5000',
+  }),
+});
+
 /** The gateway's telemetry (the OTLP exporters read the `OTEL_EXPORTER_OTLP_*` variables themselves). */
 const TelemetrySchema = z.strictObject({
   metricsToken: option(z.string().optional(), { description: 'The Bearer token GET /metrics asks for.', defaultText: 'none: /metrics is open', range: SECRET, secret: true }),
@@ -148,6 +167,7 @@ export const GatewayFileSchema = z.strictObject({
     range: 'a map of model names to { targets, breaker?, … }',
   }),
   serve: ServeSchema.prefault({}),
+  streams: StreamsSchema.prefault({}),
   telemetry: TelemetrySchema.prefault({}),
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatRequestLog, ChatRouteEvent, TelemetryConfig } from 'chatflux';
+import type { ChatRequestLog, ChatRouteEvent, StreamLogStats, TelemetryConfig } from 'chatflux';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -34,6 +34,11 @@ export interface GatewayTelemetry {
   countRequest(entry: ChatRequestLog): void;
   /** Reports the upstream pool (connections in use, requests waiting) through this callback. */
   observePool(read: () => { inUse: number; waiting: number } | undefined): void;
+  /**
+   * Reports the stream log's counters (resumable answers): streams opened, streams degraded to local-only resumability
+   * (the shared log unreachable, its queue full, or a stream past its cap), store commands that failed, producers lost.
+   */
+  observeStreamLog(read: () => StreamLogStats): void;
   /** Counts a route's event: attempts by outcome, circuit breaker transitions by the state entered. */
   countRouteEvent(event: ChatRouteEvent): void;
   /** The active span's trace and span ids, for a log line. */
@@ -148,6 +153,25 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
           result.observe(poolWaiting, pool.waiting);
         },
         [poolInUse, poolWaiting],
+      );
+    },
+    observeStreamLog: (read) => {
+      const opened = meter.createObservableCounter('chatflux.streams.opened', { unit: '{stream}', description: 'Resumable answers opened.' });
+      const degraded = meter.createObservableCounter('chatflux.streams.degraded', {
+        unit: '{stream}',
+        description: 'Resumable answers resumable on their own instance only: the shared log (Redis) was unreachable, its write queue full, or the answer past its cap.',
+      });
+      const errors = meter.createObservableCounter('chatflux.streamlog.errors', { unit: '{command}', description: "The shared stream log's commands that failed or timed out." });
+      const lost = meter.createObservableCounter('chatflux.streams.producers_lost', { unit: '{stream}', description: 'Resumable answers ended as producer_lost by a reader (their instance died).' });
+      meter.addBatchObservableCallback(
+        (result) => {
+          const stats = read();
+          result.observe(opened, stats.opened);
+          result.observe(degraded, stats.degraded);
+          result.observe(errors, stats.errors);
+          result.observe(lost, stats.producersLost);
+        },
+        [opened, degraded, errors, lost],
       );
     },
     countRouteEvent: (event) => {

@@ -7,7 +7,7 @@ import { CHAT_WIRES } from 'chatflux/node';
 
 /**
  * The gateway's cross-origin policy, as middleware: CORS for the origins of `allowed` only (`cors`: preflights
- * answered, `Authorization`, `Content-Type` and `Chatflux-Accept-Restart` allowed, `Retry-After` exposed; no `Access-Control-Allow-Origin` for anyone else, so a page of
+ * answered, `Authorization`, `Content-Type`, `Chatflux-Accept-Restart` and `Last-Event-ID` allowed, `Retry-After`, `Chatflux-Stream-Id` and `Chatflux-Resumable` exposed; no `Access-Control-Allow-Origin` for anyone else, so a page of
  * another site cannot read an answer), and `GET /chat/sse` refused (403 `forbidden`, in SSE) when a browser says it
  * comes from another site (`Sec-Fetch-Site: cross-site` or `same-site`) whose origin is not allowed: an `<img>`, a
  * link or an `EventSource` on some other page cannot make an open gateway spend tokens. Clients that are not
@@ -25,9 +25,9 @@ export function crossOriginPolicy(allowed: readonly string[]): RequestHandler[] 
   const corsHandler = cors({
     origin: (origin, callback) => callback(null, allows(origin)),
     methods: ['GET', 'HEAD', 'POST'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Chatflux-Accept-Restart'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Chatflux-Accept-Restart', 'Last-Event-ID'],
     // Not a CORS-safelisted response header: without this a page could not read how long a 429 / 503 asks it to wait.
-    exposedHeaders: ['Retry-After'],
+    exposedHeaders: ['Retry-After', 'Chatflux-Stream-Id', 'Chatflux-Resumable'],
     maxAge: 600,
   });
   const vary: RequestHandler = (_req, res, next) => {

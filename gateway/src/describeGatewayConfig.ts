@@ -13,7 +13,7 @@ const orDefault = (value: number | undefined, fallback: number, unit = ''): stri
  * @returns Lines to print at start (the last one a warning when the gateway is open).
  */
 export function describeGatewayConfig(config: GatewayConfig): string[] {
-  const { http, process, upstream, limits, serve } = GATEWAY_DEFAULTS;
+  const { http, process, upstream, limits, serve, streams } = GATEWAY_DEFAULTS;
   const emulator = config.provider === 'emulator';
   const lines = [
     `version:      chatflux ${packageVersion()}`,
@@ -39,6 +39,11 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
         : `POST /chat/token, valid ${orDefault(config.tokenTtlMs, serve.tokenTtlMs, ' ms')}, secret ${config.tokenSecret === undefined ? 'random per process' : 'set'}`
     }`,
     `shutdown:     grace ${orDefault(config.shutdownGraceMs, process.shutdownGraceMs, ' ms')}`,
+    `resumable:    ${
+      config.resumable === false
+        ? 'off (a disconnect aborts the upstream)'
+        : `${config.redisUrl === undefined ? 'in memory (this instance only)' : 'Redis (every instance)'}, abandoned after ${orDefault(config.abandonAfterMs, streams.abandonAfterMs, ' ms')} without a reader, kept ${orDefault(config.streamRetentionMs, streams.retentionMs, ' ms')}`
+    }`,
   ];
   const otlp = config.otlp === undefined ? 'no OTLP export' : `OTLP ${[config.otlp.traces ? 'traces' : '', config.otlp.metrics ? 'metrics' : ''].filter(Boolean).join(' + ')}`;
   lines.push(`telemetry:    GET /metrics (${config.metricsToken === undefined ? 'open' : 'Bearer token set'}), ${otlp}`);

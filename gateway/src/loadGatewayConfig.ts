@@ -139,6 +139,26 @@ export interface GatewayConfig {
   routes?: Record<string, GatewayRoute>;
   /** The API keys of route targets, read from the variables their `apiKeyEnv` names (by variable name). Secret. */
   routeKeys?: Record<string, string>;
+  /**
+   * `CHATFLUX_REDIS_URL` (`redis://…`, `rediss://…`, `unix://…`): the shared stream log, so that every instance can
+   * resume (and cancel) every answer. Default none: an in-memory log, answers resumable on the instance that made
+   * them. Secret (it may hold a password).
+   */
+  redisUrl?: string;
+  /** `CHATFLUX_RESUMABLE`: `false` turns resumable answers off (a disconnect aborts the upstream at once). Default on. */
+  resumable?: boolean;
+  /**
+   * `CHATFLUX_ABANDON_AFTER_MS`: how long an answer goes on with no reader (its client went away, nobody resumed it)
+   * before its upstream is aborted (default 60000; `0`: at once).
+   */
+  abandonAfterMs?: number;
+  /** `CHATFLUX_STREAM_RETENTION_MS`: how long a finished answer can be replayed (default 600000; at most 86400000). */
+  streamRetentionMs?: number;
+  /**
+   * `CHATFLUX_STREAM_LEASE_MS` (with Redis): how long a producing instance's lease lasts without renewal; a reader
+   * elsewhere declares the answer `producer_lost` once it has run out (default: the Redis log's, 5000).
+   */
+  streamLeaseMs?: number;
 }
 
 

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { throwError } from 'rxjs';
-import { createChatClient, type ChatClientConfig, type ChatRequestLog, type ChatRouteEvent, type ChatWireFormat, routeByModel, ConfigError, ShutdownError, type ErrorBody } from 'chatflux';
+import { createChatClient, createMemoryStreamLog, type ChatClientConfig, type ChatRequestLog, type ChatRouteEvent, type ChatWireFormat, routeByModel, ConfigError, ShutdownError, type ErrorBody, type StreamLog } from 'chatflux';
 import { chatRouter } from 'chatflux/express';
 import { createGracefulShutdown, CHAT_WIRES, matchesBearerKey } from 'chatflux/node';
 import { createGatewayRoutes } from './createGatewayRoutes.js';
@@ -57,6 +57,9 @@ const PAGE_PATH = join(__dirname, 'public', 'index.html');
 
 /** The message of the `ShutdownError` every response still open (or arriving) during a shutdown ends with. */
 const SHUTTING_DOWN = 'the gateway is shutting down; retry the request';
+
+/** How long the gateway waits at start for Redis (`CHATFLUX_REDIS_URL`) to answer before it serves anyway, in ms. */
+const REDIS_CONNECT_WAIT_MS = 2000;
 
 /** What `GET /chat/sse` without `q` asks for: the spec's `new EventSource('/chat/sse')` then streams a demo answer. */
 const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Please introduce yourself in a few sentences.' }] };
@@ -142,6 +145,10 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     sink(entry);
   };
 
+  // Resumable answers: a log every instance shares (Redis), else one of this process; off with CHATFLUX_RESUMABLE=false.
+  const streamLog = await openStreamLog(config);
+  if (streamLog !== undefined) telemetry.observeStreamLog(() => streamLog.stats());
+
   const app = express();
   app.disable('x-powered-by');
   app.use((req, res, next) => {
@@ -183,6 +190,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       onHeartbeat: telemetry.countHeartbeat,
       ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
       ...(config.allowSeveralChoices === undefined ? {} : { allowSeveralChoices: config.allowSeveralChoices }),
+      ...(streamLog === undefined ? {} : { resumable: { log: streamLog, abandonAfterMs: config.abandonAfterMs ?? GATEWAY_DEFAULTS.streams.abandonAfterMs } }),
     }),
   );
   app.use((_req, res) => void res.status(404).json({ error: { message: 'not found', type: 'invalid_request_error', code: 'not_found' } }));
@@ -209,6 +217,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   }
   const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await client.close();
+    await streamLog?.close();
     await emulator?.close();
     await telemetry.shutdown();
     throw error;
@@ -227,6 +236,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     server.closeAllConnections();
     await serverClosed;
     await client.close();
+    await streamLog?.close();
     await emulator?.close();
     await telemetry.shutdown();
   };
@@ -236,6 +246,24 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   };
   if (emulator !== undefined) gateway.emulatorUrl = emulator.url;
   return gateway;
+}
+
+/**
+ * The gateway's stream log (resumable answers): Redis when `CHATFLUX_REDIS_URL` is set (every instance resumes every
+ * answer), else in memory (this instance only); none with `CHATFLUX_RESUMABLE=false`.
+ */
+async function openStreamLog(config: GatewayConfig): Promise<StreamLog | undefined> {
+  if (config.resumable === false) return undefined;
+  const retentionMs = config.streamRetentionMs ?? GATEWAY_DEFAULTS.streams.retentionMs;
+  if (config.redisUrl === undefined) return createMemoryStreamLog({ retentionMs });
+  const { createRedisStreamLog } = await import('chatflux/redis');
+  const log = createRedisStreamLog({ url: config.redisUrl, retentionMs, ...(config.streamLeaseMs === undefined ? {} : { leaseMs: config.streamLeaseMs }) });
+  // The first answers are resumable everywhere once Redis answers: wait for it a little, never long (a Redis that is
+  // down at start leaves the answers local-only, said in their headers, until it comes back).
+  for (const deadline = Date.now() + REDIS_CONNECT_WAIT_MS; log.health() !== 'shared' && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return log;
 }
 
 /**

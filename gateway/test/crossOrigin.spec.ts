@@ -66,6 +66,17 @@ describe('cross-origin policy', () => {
     expect(String(post.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)).toContain('retry-after');
   });
 
+  it('CORS: a page of an allowed origin can read Chatflux-Stream-Id and send Last-Event-ID (to resume an answer)', async () => {
+    const post = await rawRequest(`${gateway.url}/chat/sse`, { body: { messages: [{ role: 'user', content: 'hi' }] }, headers: { Origin: ALLOWED } });
+    expect(String(post.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)).toEqual(expect.arrayContaining(['chatflux-stream-id', 'chatflux-resumable']));
+    expect(post.headers['chatflux-stream-id']).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const preflight = await rawRequest(`${gateway.url}/chat/sse`, {
+      method: 'OPTIONS',
+      headers: { Origin: ALLOWED, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'last-event-id' },
+    });
+    expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('last-event-id');
+  });
+
   it('every response says Vary: Origin, whatever the Origin (allowed, refused, absent): a shared cache keeps them apart', async () => {
     const body = { messages: [{ role: 'user', content: 'hi' }] };
     const preflight = { 'Access-Control-Request-Method': 'POST' };

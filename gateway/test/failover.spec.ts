@@ -283,7 +283,15 @@ describe('failover catalogue through the gateway (route "chat")', () => {
     expect(outcomes(after[after.length - 1]!.attempts)).toEqual(['t0:cut(network)', 't1:completed']);
     // /chat/sse: the same frame as `event: restart`.
     const sse = await rawRequest(`${s.gateway.url}/chat/sse`, { body: { model: 'chat', messages: MESSAGES }, headers });
-    const frames = sse.body.split('\n\n').filter((f) => f !== '');
+    // A resumable answer: every value frame (the restart's too) carries `id: <stream>:<position>`; then as without it.
+    const streamId = String(sse.headers['chatflux-stream-id']);
+    const frames = sse.body
+      .split('\n\n')
+      .filter((f) => f !== '')
+      .map((f, position, all) => {
+        if (position < all.length - 1) expect(f).toContain(`id: ${streamId}:${position}\n`);
+        return f.replace(/^id: .*\n/m, '');
+      });
     const restart = frames.findIndex((f) => f.startsWith('event: restart\n'));
     expect(restart).toBeGreaterThan(0);
     expect(JSON.parse(frames[restart]!.split('\n')[1]!.slice(6))).toMatchObject({ restart: { code: 'network' }, done: false });

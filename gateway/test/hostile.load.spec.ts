@@ -30,7 +30,8 @@ const LONG = JSON.stringify({ model: LONG_MODEL, messages: [{ role: 'user', cont
 let gw: FaultGateway;
 let port: number;
 beforeAll(async () => {
-  gw = await startFaultGateway({ env: { CHATFLUX_BODY_TIMEOUT_MS: '2000', CHATFLUX_WRITE_STALL_TIMEOUT_MS: String(STALL_MS) } });
+  // CHATFLUX_ABANDON_AFTER_MS=0: a stalled client's answer is not kept going for a resume; its upstream is released at once.
+  gw = await startFaultGateway({ env: { CHATFLUX_BODY_TIMEOUT_MS: '2000', CHATFLUX_WRITE_STALL_TIMEOUT_MS: String(STALL_MS), CHATFLUX_ABANDON_AFTER_MS: '0' } });
   port = Number(new URL(gw.gateway.url).port);
 });
 afterAll(async () => gw.close());

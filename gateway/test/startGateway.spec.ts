@@ -10,6 +10,7 @@ import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest, type RawResponse } from '../../test/helpers/rawRequest';
 import { startKeyEchoUpstream } from '../../test/helpers/startKeyEchoUpstream';
 import { waitFor } from '../../test/helpers/streamSources';
+import { describeResumeContract } from '../../test/helpers/resumeContractSuite';
 import { describeWireContract } from '../../test/helpers/wireContractSuite';
 import {
   expectErrorAfterCommit,
@@ -126,6 +127,14 @@ describeWireContract(
   },
   ['moonshot'],
 );
+
+describeResumeContract('gateway', async ({ client, apiKeys, heartbeatMs, resumable }) => {
+  const gateway = await startGateway(
+    { port: 0, host: '127.0.0.1', provider: 'openai-compatible', gatewayKeys: apiKeys, heartbeatMs, abandonAfterMs: resumable.abandonAfterMs },
+    { client, log: () => undefined },
+  );
+  return { baseUrl: gateway.url, close: () => gateway.close(0) };
+});
 
 describe('graceful shutdown', () => {
   let emulator: Emulator;

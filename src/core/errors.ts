@@ -44,6 +44,14 @@ export type ChatfluxErrorCode =
   | 'request_timeout'
   | 'forbidden'
   | 'client_stalled'
+  // a logged (resumable) stream: the log's answers, and how a stream ended other than by its answer
+  | 'stream_not_found'
+  | 'stream_unavailable'
+  | 'stream_truncated'
+  | 'stream_exists'
+  | 'cancelled'
+  | 'abandoned'
+  | 'producer_lost'
   // a programmer's misuse of the API
   | 'invalid_config';
 
@@ -299,6 +307,53 @@ export class RequestError extends ChatfluxError {
   }
 }
 
+/** The codes of a {@link StreamLogError}. */
+export type StreamLogErrorCode =
+  | 'stream_not_found'
+  | 'stream_unavailable'
+  | 'stream_truncated'
+  | 'stream_exists'
+  | 'cancelled'
+  | 'abandoned'
+  | 'producer_lost';
+
+/**
+ * A logged (resumable) stream cannot be served as asked, or ended other than by its answer:
+ *
+ * ```text
+ * stream_not_found    the log does not know the id (never existed, or past its retention)
+ * stream_unavailable  the shared store is unreachable and the stream is not in this process: retry later
+ * stream_truncated    the log does not hold the values after `position` (past the per-stream cap, or written while
+ *                     the store was down)
+ * stream_exists       `open` with an id already in the log
+ * cancelled           the stream was cancelled (an in-band error for its readers)
+ * abandoned           no reader was attached for the abandon time, so the producer stopped
+ * producer_lost       the producer died (its lease ran out) before ending the stream
+ * ```
+ */
+export class StreamLogError extends ChatfluxError {
+  /** Always `'StreamLogError'`. */
+  override name = 'StreamLogError' as const;
+  /** The stream's id. */
+  readonly streamId: string;
+  /** For `stream_truncated`: the last position the log holds (`-1`: none). */
+  readonly position: number | undefined;
+  /** For `stream_unavailable`: how long to wait before retrying, in seconds. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    code: StreamLogErrorCode,
+    streamId: string,
+    message: string,
+    options: ChatfluxErrorOptions & { position?: number; retryAfterSeconds?: number } = {},
+  ) {
+    super(code, message, options);
+    this.streamId = streamId;
+    this.position = options.position;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
 /** An API was called wrongly; the message says how to fix the call. */
 export class ConfigError extends ChatfluxError {
   /** Always `'ConfigError'`. */
@@ -348,3 +403,5 @@ export const isToolExecutionError = (error: unknown): error is ToolExecutionErro
 export const isRequestError = (error: unknown): error is RequestError => hasName(error, 'RequestError');
 /** True for a {@link ConfigError}. */
 export const isConfigError = (error: unknown): error is ConfigError => hasName(error, 'ConfigError');
+/** True for a {@link StreamLogError}. */
+export const isStreamLogError = (error: unknown): error is StreamLogError => hasName(error, 'StreamLogError');

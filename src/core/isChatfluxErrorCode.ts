@@ -28,6 +28,13 @@ const CODES: Readonly<Record<ChatfluxErrorCode, true>> = {
   request_timeout: true,
   forbidden: true,
   client_stalled: true,
+  stream_not_found: true,
+  stream_unavailable: true,
+  stream_truncated: true,
+  stream_exists: true,
+  cancelled: true,
+  abandoned: true,
+  producer_lost: true,
   invalid_config: true,
 };
 

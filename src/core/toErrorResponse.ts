@@ -5,12 +5,14 @@ import {
   isNetworkError,
   isRequestError,
   isShutdownError,
+  isStreamLogError,
   isStreamProtocolError,
   isTimeoutError,
   isToolCallError,
   isToolExecutionError,
   isUpstreamHttpError,
   isUpstreamStreamError,
+  type StreamLogErrorCode,
 } from './errors.js';
 import { isNamedUpstreamError } from './isNamedUpstreamError.js';
 import { publicErrorResponseOf } from './publicErrorResponse.js';
@@ -34,6 +36,17 @@ export interface ToErrorResponseConfig {
   /** Literal secrets (API keys, gateway keys) to remove from messages, whatever their shape. */
   secrets?: readonly string[];
 }
+
+/** The status of each `StreamLogError` code (a resumable answer's). */
+const STREAM_LOG_STATUS: Readonly<Record<StreamLogErrorCode, number>> = {
+  stream_not_found: 404,
+  stream_exists: 409,
+  stream_truncated: 410,
+  cancelled: 499,
+  abandoned: 499,
+  stream_unavailable: 503,
+  producer_lost: 503,
+};
 
 const MAX_MESSAGE = 1000;
 /** The longest wire `code`: a provider's own code passes through, and a provider can put anything in it. */
@@ -85,6 +98,12 @@ const respond = (
  * | TimeoutError                                  | 504    | `timeout_error`         | `timeout`                                           |
  * | AbortedError                                  | 499    | `aborted_error`         | `aborted`                                           |
  * | ShutdownError                                 | 503    | `server_error`          | `shutting_down` (with `Retry-After`)                |
+ * | StreamLogError `stream_not_found`             | 404    | `invalid_request_error` | `stream_not_found`                                  |
+ * | StreamLogError `stream_exists`                | 409    | `invalid_request_error` | `stream_exists`                                     |
+ * | StreamLogError `stream_truncated`             | 410    | `invalid_request_error` | `stream_truncated`                                  |
+ * | StreamLogError `cancelled` / `abandoned`      | 499    | `aborted_error`         | `cancelled` / `abandoned`                           |
+ * | StreamLogError `stream_unavailable`           | 503    | `server_error`          | `stream_unavailable` (with `Retry-After`)           |
+ * | StreamLogError `producer_lost`                | 503    | `server_error`          | `producer_lost`                                     |
  * | CapacityError `upstream_busy`                 | 503    | `server_error`          | `upstream_busy` (with `Retry-After`)                |
  * | CapacityError `concurrency_limit`             | 429    | `rate_limit_error`      | `concurrency_limit` (with `Retry-After`)            |
  * | Nest HttpException 4xx/503 (chatflux/nestjs)  | same   | `invalid_request_error` | from the status: `forbidden`, `not_found`, …        |
@@ -194,6 +213,12 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
         ? respond(429, 'rate_limit_error', error.code, error.message, secrets)
         : respond(503, 'server_error', error.code, error.message, secrets);
     out.retryAfterSeconds = error.retryAfterSeconds;
+    return out;
+  }
+  if (isStreamLogError(error)) {
+    const status = STREAM_LOG_STATUS[error.code as StreamLogErrorCode] ?? 500;
+    const out = respond(status, status === 499 ? 'aborted_error' : status < 500 ? 'invalid_request_error' : 'server_error', error.code, error.message, secrets);
+    if (error.retryAfterSeconds !== undefined) out.retryAfterSeconds = error.retryAfterSeconds;
     return out;
   }
   if (isShutdownError(error)) {

@@ -23,7 +23,7 @@ export const CHATFLUX_MODULE_CONFIG = 'chatflux:module-config';
 /**
  * The metadata key marking a handler whose response chatflux writes (the module's routes, and handlers decorated with
  * `@ChatJson()`, `@ChatNdjson()`, `@ChatSse()`); its value is a `ChatRoute`. Nest copies a handler's metadata onto the
- * route callback it registers, so that a body-parser error, which Express raises before any route runs, can still be
+ * route callback it registers, so that an error of Express's JSON parser, which Express raises before any route runs, can still be
  * answered in the route's error format (see `answerBodyParserErrors`).
  */
 export const CHAT_ROUTE = 'chatflux:route';

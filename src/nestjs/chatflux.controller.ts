@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, NotFoundException, Post, Req, Res, SetMetadata, type Type } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Req, Res, SetMetadata, type Type } from '@nestjs/common';
 import type { ChatClient } from '../client/createChatClient.js';
 import type { ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { createChatEndpoints, type ChatEndpoints } from '../node/createChatEndpoints.js';
@@ -90,6 +90,17 @@ export function createChatController(prefix: string): Type<unknown> {
     token(@Req() request: unknown, @Res() response: unknown): Promise<WriteOutcome> {
       if (!this.endpoints.servesTokens) throw new NotFoundException(); // the endpoints are open: no token to give, as the router
       return this.endpoints.token(nodeRequest(request).req, rawResponse(response));
+    }
+
+    @Get('chat/streams/:id')
+    resume(@Req() request: unknown, @Res() response: unknown, @Param('id') id: string): Promise<WriteOutcome> {
+      return this.endpoints.resume(nodeRequest(request).req, rawResponse(response), id);
+    }
+
+    @Post('chat/streams/:id/cancel')
+    @HttpCode(200)
+    cancel(@Req() request: unknown, @Res() response: unknown, @Param('id') id: string): Promise<WriteOutcome> {
+      return this.endpoints.cancel(nodeRequest(request).req, rawResponse(response), id);
     }
 
     @Post(`${openAi}chat/completions`)

@@ -37,7 +37,7 @@ const messageOf = (exception: HttpException): string => {
  * What Nest or a body parser threw, as an error that `toErrorResponse` gives the contract's status and body:
  *
  * 1. chatflux errors pass unchanged;
- * 2. body-parser failures (`entity.parse.failed`, `entity.too.large`, charset/encoding) are worded as the Express
+ * 2. JSON parser failures (`entity.parse.failed`, `entity.too.large`, charset/encoding) are worded as the Express
  *    router words them (400, 413, 415);
  * 3. Nest's `HttpException`s with 400, 401, 413 or 415 become the matching {@link RequestError}s; any other 4xx, and
  *    503, keep their status with `type` `invalid_request_error` (`rate_limit_error` for 429, `server_error` for 503)
@@ -81,7 +81,7 @@ export function writeChatError(wire: ChatWireFormat, res: ServerResponse, error:
 /**
  * An exception filter answering in the contract's error format of one endpoint — for what a guard, a pipe outside
  * the chat decorators, or a handler threw. Statuses and bodies are `toErrorResponse`'s, written by the node
- * writers: chatflux errors keep their status (400, 401, 413, 429, 502, 504, …); body-parser failures and Nest's
+ * writers: chatflux errors keep their status (400, 401, 413, 429, 502, 504, …); JSON parser failures and Nest's
  * `HttpException`s with 400, 401, 413 or 415 become the matching request errors; any other 4xx `HttpException`
  * (a guard's 403, a throttler's 429, a 404) and a 503 keep their status, with `type` `invalid_request_error`
  * (`rate_limit_error` for 429, `server_error` for 503) and a `code` from the status (`forbidden`, `rate_limited`,
@@ -144,7 +144,7 @@ const chatRouteOf = (app: ExpressApp, req: ExpressRequest): ChatRoute | undefine
  * With Nest's default body parser (`NestFactory.create(App)` without `bodyParser: false`), Express parses every body
  * before any route runs, and passes a failure (malformed JSON, a body over Nest's 100 kb, an unsupported charset) to
  * Nest's global error handler, which answers in Nest's own format. This installs, on the Express platform, an error
- * middleware ahead of that handler: a body-parser error on a chatflux route (the module's, or a decorated handler) is
+ * middleware ahead of that handler: a JSON parser's error on a chatflux route (the module's, or a decorated handler) is
  * answered by the route itself — the module's routes check the key (401) and the content type (415) first, as the
  * router does — with the router's status, message and error format. Other errors and other routes go on to Nest.
  *

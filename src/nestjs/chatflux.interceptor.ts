@@ -3,6 +3,7 @@ import { catchError, defer, map, switchMap, tap, throwError, type Observable } f
 import { ShutdownError } from '../core/errors.js';
 import { CHAT_WIRES, type ChatWireFormat } from '../node/CHAT_WIRES.js';
 import { readJsonBody } from '../node/readJsonBody.js';
+import { parseByteLimit } from '../serve/parseByteLimit.js';
 import type { WriteResponseConfig } from '../node/writeResponse.js';
 import { toChatfluxError } from './chatflux.filter.js';
 import type { ChatWireConfig } from './chatflux.interfaces.js';
@@ -18,7 +19,7 @@ import { nodeRequest, rawResponse, requestDemandGate } from './chatflux.utilitie
  *    injects) while the socket is full, unsubscribes on disconnect, and writes heartbeats (SSE).
  * 2. An error before the first byte (a pipe's validation error, the handler's throw or rejection, an
  *    `HttpException`, the upstream's refusal) gets a real status and the format's error body; after it, an in-band
- *    error frame. Nest's exceptions and body-parser errors are mapped as `ChatfluxExceptionFilter` maps them.
+ *    error frame. Nest's exceptions and the JSON parser's errors are mapped as `ChatfluxExceptionFilter` maps them.
  * 3. A JSON body nobody parsed yet (an app created with `bodyParser: false`) is parsed before the pipes run, with
  *    the Express router's parser (`readJsonBody`) and `config.bodyLimit`.
  * 4. With `ChatfluxModule` imported, its shutdown applies: a request arriving while the app closes gets a 503
@@ -34,6 +35,7 @@ export class ChatWireInterceptor implements NestInterceptor {
    * @param format Which wire to write.
    * @param config Options of the writer (heartbeat interval, secrets, …).
    * @param shutdown The shutdown of `ChatfluxModule`, when the decorators find one (injected).
+   * @throws ConfigError when `config.bodyLimit` is not a limit (`parseByteLimit`: bytes, or a string such as `'1mb'`).
    */
   constructor(
     private readonly format: ChatWireFormat,
@@ -41,6 +43,7 @@ export class ChatWireInterceptor implements NestInterceptor {
     private readonly shutdown?: ChatfluxShutdown,
   ) {
     const { bodyLimit = '1mb', ...writeConfig } = config;
+    parseByteLimit(bodyLimit); // a wrong limit is a ConfigError here, not a request's 500
     const signal = shutdown?.with(config.signal) ?? config.signal;
     this.writeConfig = signal === undefined ? writeConfig : { ...writeConfig, signal };
     this.bodyLimit = bodyLimit;
@@ -60,7 +63,7 @@ export class ChatWireInterceptor implements NestInterceptor {
       // it: one written while the body still arrives would commit the 200, and its refusal would go in-band under it.
       let bodyRead: () => void = () => undefined;
       const heartbeatAfter = new Promise<void>((resolve) => (bodyRead = resolve));
-      const handled = defer(() => readJsonBody(req, res, this.bodyLimit, platform)).pipe(
+      const handled = defer(() => readJsonBody(req, this.bodyLimit, platform)).pipe(
         tap(() => bodyRead()),
         switchMap(() => next.handle()),
       );

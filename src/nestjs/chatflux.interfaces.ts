@@ -97,6 +97,6 @@ export type ChatWireConfig = Omit<WriteResponseConfig, 'demand' | 'heartbeatAfte
 
 /** What {@link CHAT_ROUTE} holds: how the route answers a request whose body the platform's parser refused. */
 export interface ChatRoute {
-  /** Writes the refusal (`error` is body-parser's) in the route's error format, after the checks the route makes first. */
+  /** Writes the refusal (`error` is Express's JSON parser's) in the route's error format, after the checks the route makes first. */
   answerBodyError(request: IncomingMessage, response: ServerResponse, error: unknown): void;
 }

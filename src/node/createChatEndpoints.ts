@@ -1,15 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import bytes from 'bytes';
-import typeIs from 'type-is';
 import type { ChatExchange } from '../serve/ChatExchange.js';
 import type { ChatReply } from '../serve/ChatReply.js';
 import { createServingCore } from '../serve/createServingCore.js';
+import { parseByteLimit } from '../serve/parseByteLimit.js';
 import type { ServingCoreConfig } from '../serve/ServingCoreConfig.js';
 import { toRequestError } from '../serve/toRequestError.js';
+import { SSE_HEADERS } from '../wire/SSE_HEADERS.js';
 import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { CHAT_WIRES, type ChatWireFormat } from './CHAT_WIRES.js';
 import { clientKeyOf } from './clientKeyOf.js';
 import { closeUnreadRequest } from './closeUnreadRequest.js';
+import { hasBody } from './hasBody.js';
 import { readJsonBody, type PlatformBody } from './readJsonBody.js';
 
 /** Options of {@link createChatEndpoints}: those of `chatRouter` and `ChatfluxModule.forRoot`, with a client. */
@@ -104,6 +105,27 @@ export interface ChatEndpoints {
    */
   token(req: IncomingMessage, res: ServerResponse): Promise<WriteOutcome>;
   /**
+   * Serves `GET /chat/streams/{id}` (with `resumable`): the answer `id` resumed — SSE after `Last-Event-ID` or
+   * `?after=` when `Accept` has `text/event-stream`, else NDJSON after `?after=` (from the start without it) — for
+   * its key (or a `token` of it) only; 204 (SSE) or 404 `stream_not_found` (NDJSON) for any other.
+   *
+   * @param req - The node request.
+   * @param res - The node response, untouched so far.
+   * @param id - The `{id}` path segment.
+   * @returns The writer's outcome (never rejects).
+   */
+  resume(req: IncomingMessage, res: ServerResponse, id: string): Promise<WriteOutcome>;
+  /**
+   * Serves `POST /chat/streams/{id}/cancel` (with `resumable`): stops the answer `id` wherever it is produced and
+   * answers `{ id, cancelled }`; 404 `stream_not_found` for another key's or an unknown id.
+   *
+   * @param req - The node request (a body, if any, is not read).
+   * @param res - The node response, untouched so far.
+   * @param id - The `{id}` path segment.
+   * @returns The writer's outcome (never rejects).
+   */
+  cancel(req: IncomingMessage, res: ServerResponse, id: string): Promise<WriteOutcome>;
+  /**
    * Whether `token` has tokens to give (`apiKeys` are configured): the adapters route `POST /chat/token` only then
    * (404 otherwise; the endpoints are open and `GET /chat/sse` needs no token).
    */
@@ -116,9 +138,9 @@ export interface ChatEndpoints {
  */
 const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessage): number | string => {
   const theirs = (error as { limit?: unknown } | null)?.limit;
-  const max = bytes.parse(ours);
+  const max = parseByteLimit(ours);
   const length = Number(req.headers['content-length']);
-  return typeof theirs === 'number' && max !== null && theirs < max && !(length > max) ? theirs : ours;
+  return typeof theirs === 'number' && theirs < max && !(length > max) ? theirs : ours;
 };
 
 /**
@@ -151,11 +173,11 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       return Array.isArray(value) ? value[0] : value;
     },
     get hasBody() {
-      return typeIs.hasBody(req);
+      return hasBody(req);
     },
     readBody: async (limit, timeoutMs) => {
       try {
-        return await readJsonBody(req, res, limit, platform, timeoutMs);
+        return await readJsonBody(req, limit, platform, timeoutMs);
       } catch (error) {
         throw toRequestError(error, limitRefusing(error, limit, req)) ?? error;
       }
@@ -173,6 +195,13 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       reply.end(reply.noContent);
       return Promise.resolve(reply.noContent);
     }
+    if (reply.retryMs !== undefined) {
+      const body = `retry: ${reply.retryMs}\n\n`;
+      res.writeHead(200, SSE_HEADERS).end(body);
+      const outcome: WriteOutcome = { result: 'completed', status: 200, committed: true, values: 0, bytes: Buffer.byteLength(body) };
+      reply.end(outcome);
+      return Promise.resolve(outcome);
+    }
     if (reply.headers !== undefined) for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
     const { demand, heartbeatAfter, onValue, options } = reply;
     // This request's fields first, the wire's shared options spread after (their type excludes `demand` and
@@ -186,14 +215,19 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     void written.then(reply.end);
     return written;
   };
+  /** Writes a reply that may first need a look at the stream log (a resume). */
+  const settle = (reply: ChatReply | Promise<ChatReply>, req: IncomingMessage, res: ServerResponse, closeUnread = true): Promise<WriteOutcome> =>
+    reply instanceof Promise ? reply.then((made) => write(made, req, res, closeUnread)) : write(reply, req, res, closeUnread);
   return {
-    post: (wire, req, res, platform) => write(core.post(wire, exchangeOf(req, res, platform)), req, res),
+    post: (wire, req, res, platform) => settle(core.post(wire, exchangeOf(req, res, platform)), req, res),
     completions: (req, res, platform) => core.completions(exchangeOf(req, res, platform)).then((reply) => write(reply, req, res)),
     messages: (req, res, platform) => core.messages(exchangeOf(req, res, platform)).then((reply) => write(reply, req, res)),
     countTokens: (req, res, platform) => write(core.countTokens(exchangeOf(req, res, platform)), req, res),
     models: (req, res) => write(core.models(exchangeOf(req, res)), req, res, false),
-    query: (req, res, q) => write(core.query(exchangeOf(req, res), q), req, res),
+    query: (req, res, q) => settle(core.query(exchangeOf(req, res), q), req, res),
     token: (req, res) => write(core.token(exchangeOf(req, res)), req, res),
+    resume: (req, res, id) => settle(core.resume(exchangeOf(req, res), id), req, res),
+    cancel: (req, res, id) => write(core.cancel(exchangeOf(req, res), id), req, res),
     servesTokens: core.servesTokens,
   };
 }

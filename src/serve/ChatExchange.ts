@@ -13,15 +13,17 @@ export interface ChatExchange<R = unknown> {
   readonly url: string;
   /** A request header by its lower-case name (its first value when repeated), or `undefined`. */
   header(name: string): string | undefined;
-  /** Whether the request has a body (`Transfer-Encoding`, or a `Content-Length`, as `type-is` decides). */
+  /** Whether the request has a body (node: a `Transfer-Encoding`, or a numeric `Content-Length`; web: a `body`). */
   readonly hasBody: boolean;
   /**
-   * Reads the JSON body once, under `limit` and within `timeoutMs` (`0`: no deadline), with body-parser's rules.
+   * Reads the JSON body once, under `limit` and within `timeoutMs` (`0`: no deadline): the core's reader
+   * (`readJsonChunks`, `express.json()`'s rules) over the transport's bytes, its content codings removed by the transport.
    *
    * @param limit - Bytes, or a string such as `'1mb'`.
    * @param timeoutMs - The longest wait for the whole body, in ms.
    * @returns The parsed body.
-   * @throws body-parser's errors (`type: 'entity.too.large'`, …, `'request.timeout'`), which the core words with
+   * @throws The body errors (`bodyError`: `type: 'entity.too.large'`, …, `'request.timeout'`), or a platform parser's
+   *   (`express.json()`'s, same `type`s), which the core words with
    *   `toRequestError`, or a `RequestError` already worded by the adapter.
    */
   readBody(limit: number | string, timeoutMs: number): Promise<unknown>;

@@ -40,6 +40,12 @@ export interface ChatReply {
    * source, and end with this outcome.
    */
   readonly noContent?: WriteOutcome;
+  /**
+   * Set when the answer is "come back later" to an SSE client (a resume the shared log cannot serve now): write 200
+   * with the SSE headers, the body `retry: <retryMs>\n\n` and the end — an `EventSource` reconnects after that
+   * long, with its `Last-Event-ID` — not the source.
+   */
+  readonly retryMs?: number;
   /** Call once, when the response has ended (or the client went away): frees the client's place, logs, ends tracking. */
   end(outcome: WriteOutcome): void;
 }

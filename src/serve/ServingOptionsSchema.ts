@@ -4,6 +4,7 @@ import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { option } from '../core/optionDocs.js';
 import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
+import type { ResumableConfig } from './ResumableConfig.js';
 
 /** The range of every duration option: what `durationMs` accepts (`Infinity`, or more than a timer waits, is none). */
 const DURATION = 'a number of ms ≥ 0 (0 or Infinity: none)';
@@ -165,6 +166,19 @@ export const ServingOptionsSchema = z.object({
     type: '(endpoint: ChatEndpoint) => void',
     defaultText: 'none',
     range: 'a function',
+  }),
+  /**
+   * Resumable answers: `true` (an in-memory log of this process) or their options (`ResumableConfig`; a shared log
+   * such as `createRedisStreamLog`'s lets every instance resume every answer). The streamed endpoints then answer with
+   * `Chatflux-Stream-Id`, SSE events carry `id:`s, a client that lost its connection resumes with `Last-Event-ID` or
+   * `GET /chat/streams/{id}`, and `POST /chat/streams/{id}/cancel` stops an answer; a disconnect no longer aborts the
+   * upstream at once (`ResumableConfig.abandonAfterMs`). Default: off.
+   */
+  resumable: option(z.custom<boolean | ResumableConfig>((value) => typeof value === 'boolean' || isObject(value)).optional(), {
+    description: 'Resumable answers: true (an in-memory log) or { log, abandonAfterMs, retentionMs, retryAfterMs }; a disconnect is then not a cancel.',
+    type: 'boolean | ResumableConfig',
+    defaultText: 'off',
+    range: 'true, false or a ResumableConfig',
   }),
   /** Aborting it ends every response in flight with an error (graceful shutdown). */
   signal: option(z.custom<AbortSignal>((value) => isObject(value) && typeof (value as AbortSignal).aborted === 'boolean').optional(), {

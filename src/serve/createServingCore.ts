@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
-import { defer, Observable, of } from 'rxjs';
+import { defer, Observable, of, throwError } from 'rxjs';
 import type { ChatCallOptions } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
-import { ShutdownError } from '../core/errors.js';
+import { isStreamLogError, RequestError, ShutdownError, StreamLogError } from '../core/errors.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
@@ -12,11 +12,19 @@ import { anthropicExchange } from './anthropicExchange.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
 import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
+import { bearerKey } from './bearerKey.js';
+import { clientKeyOfKey } from './clientKeyOfKey.js';
+import { createStreamId } from './createStreamId.js';
 import type { ChatExchange } from './ChatExchange.js';
 import type { ChatReply, ReplyOptions } from './ChatReply.js';
 import { countMessageTokens } from './countMessageTokens.js';
 import { finishedReconnect } from './finishedReconnect.js';
 import { openAiModelList } from './openAiModelList.js';
+import { produceLogged } from './produceLogged.js';
+import { readLogged } from './readLogged.js';
+import { resolveResumable } from './resolveResumable.js';
+import { STREAM_HEADERS } from './STREAM_HEADERS.js';
+import { streamEventId } from './streamEventId.js';
 import { readChatQuery } from './readChatQuery.js';
 import { resolveServingSettings } from './resolveServingSettings.js';
 import { routeReportOf } from './routeReportOf.js';
@@ -34,15 +42,18 @@ export interface ServingCore<R = unknown> {
    * `POST /chat/json`, `/chat/stream` or `/chat/sse`: key (401), client limit (429), media type (415), body (413, 408,
    * 400), schema (400), `n` (400), then the client's answer on `wire`.
    */
-  post(wire: ChatWireFormat, exchange: ChatExchange<R>): ChatReply;
+  post(wire: ChatWireFormat, exchange: ChatExchange<R>): ChatReply | Promise<ChatReply>;
   /**
    * `GET /chat/sse?q=` (and `HEAD` of it): a reconnect of a finished answer gets 204 (`noContent`); else key or
    * `token` (401), client limit (429), `q` (400, 413; without it the `demoRequest`), schema (400), on the
    * `eventsource` wire.
    *
+   * With `resumable`, a `Last-Event-ID` naming a resumable answer (an `EventSource` reconnecting) resumes it after that
+   * event instead (see `resume`); so does one on `POST /chat/sse` (`fetch-event-source`): hence a promise then.
+   *
    * @param q - The `q` query parameter as the transport parsed it (a string, an array when repeated, or `undefined`).
    */
-  query(exchange: ChatExchange<R>, q: unknown): ChatReply;
+  query(exchange: ChatExchange<R>, q: unknown): ChatReply | Promise<ChatReply>;
   /** OpenAI's `POST /v1/chat/completions`: the checks of `post`, then the `openai-sse` or `openai` wire by `stream`. */
   completions(exchange: ChatExchange<R>): Promise<ChatReply>;
   /**
@@ -56,6 +67,23 @@ export interface ServingCore<R = unknown> {
   models(exchange: ChatExchange<R>): ChatReply;
   /** `POST /chat/token`: key (401), then `{ token, expiresAt }` with `Cache-Control: no-store`; without keys, 400. */
   token(exchange: ChatExchange<R>): ChatReply;
+  /**
+   * `GET /chat/streams/{id}`: key or `token` (401), client limit (429), then the resumable answer `id` after a position
+   * — SSE when `Accept` has `text/event-stream` (after `Last-Event-ID`, else `?after=`), NDJSON otherwise (`?after=`,
+   * else from the start) — with the bytes the original response would have sent from there. An unknown id, another
+   * key's, or one past its retention: SSE 204 (an `EventSource` stops), NDJSON 404 `stream_not_found`. The shared log
+   * unreachable: SSE `retry:` and the end (an `EventSource` comes back), NDJSON 503 with `Retry-After`.
+   *
+   * @param id - The `{id}` path segment, as the transport decoded it.
+   */
+  resume(exchange: ChatExchange<R>, id: string): Promise<ChatReply>;
+  /**
+   * `POST /chat/streams/{id}/cancel`: key (401), then stops the answer wherever it is produced (`{ id, cancelled }`:
+   * `false` when it had ended already); another key's or an unknown id: 404 `stream_not_found`.
+   *
+   * @param id - The `{id}` path segment, as the transport decoded it.
+   */
+  cancel(exchange: ChatExchange<R>, id: string): ChatReply;
   /** Whether `token` has tokens to give (`apiKeys` are configured). */
   readonly servesTokens: boolean;
 }
@@ -66,7 +94,12 @@ interface Pending {
   release?: () => void;
   /** The caller a route's breakers count this request's failures by: the client it was admitted as (`callerOf`). */
   caller?: string;
+  /** Who may resume or cancel the answer: the hash of the request's key (`''` without keys). */
+  owner?: string;
 }
+
+/** The wires whose answers are resumable (the streamed endpoints of the contract). */
+const RESUMABLE_WIRES: ReadonlySet<ChatWireFormat> = new Set<ChatWireFormat>(['ndjson', 'sse', 'eventsource']);
 
 /**
  * THE serving core of every endpoint, written once for every transport: node's `createChatEndpoints` (hence
@@ -96,6 +129,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   const { client, shutdown, log, onHeartbeat } = config;
   const custom = config.clientKey;
   const settings = resolveServingSettings(config);
+  const resumable = resolveResumable(config.resumable);
   const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
   const clientKey = (exchange: ChatExchange<R>): string => (custom === undefined ? exchange.defaultClientKey(keys.length > 0) : custom(exchange.request));
   let signal = shutdown?.signal ?? config.signal;
@@ -135,6 +169,25 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   };
 
   /**
+   * The key check of a request that may come with `?token=` (`GET /chat/sse`, `GET /chat/streams/{id}`): the Bearer
+   * key (401), or a valid token; then the client's admission (429). Sets `pending.owner`.
+   */
+  const authorizeGet = (exchange: ChatExchange<R>, pending: Pending): void => {
+    const token = tokenParameter(exchange.url);
+    const authorization = exchange.header('authorization');
+    if (tokens === undefined || token === undefined || authorization !== undefined) {
+      authorizeBearer(authorization, keys);
+      pending.owner = ownerOfKey(authorization);
+      admit(exchange, pending, clientKey(exchange));
+    } else {
+      admit(exchange, pending, settings.tokenClient(token, custom === undefined ? undefined : () => custom(exchange.request)));
+      pending.owner = clientKeyOfKey(tokens.verify(token) ?? '');
+    }
+  };
+  /** The owner of a request's answers: the hash of its Bearer key (checked already), `''` without keys. */
+  const ownerOfKey = (authorization: string | undefined): string => (keys.length === 0 ? '' : clientKeyOfKey(bearerKey(authorization) ?? ''));
+
+  /**
    * Serves one request on `wire`: `read` resolves with the valid request or rejects with the refusal to send.
    * `started`: when the request came; `ended`: its shutdown tracking (OpenAI's endpoint reads its body before it
    * knows its wire, and tracks from the start).
@@ -149,6 +202,8 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   ): ChatReply => {
     const { endpoint, call } = SERVING_WIRES[wire];
     const demand = createDemandGate({ stallTimeoutMs });
+    // A resumable answer: its id now (a header), its producer once the request is valid.
+    const streamId = resumable !== undefined && RESUMABLE_WIRES.has(wire) ? createStreamId() : undefined;
     const refuseAll = draining();
     let model: string | undefined;
     let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
@@ -172,7 +227,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const { caller } = pending;
         const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
         if (acceptsRestart(exchange.header(ACCEPT_RESTART_HEADER))) options.acceptRestart = true;
-        call(client, request, options).subscribe(subscriber);
+        if (streamId === undefined || resumable === undefined) return void call(client, request, options).subscribe(subscriber);
+        const { abandonAfterMs } = resumable;
+        const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
+        produceLogged(producer, call(client, request, options), subscriber, { sse: wire !== 'ndjson', secrets, ...(log === undefined ? {} : { onValue: (value: unknown) => (last = value) }) });
       };
       answer().catch((error: unknown) => {
         exchange.refused?.();
@@ -192,20 +250,96 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       );
       ended(outcome);
     };
+    const headers: Record<string, string> = refuseAll ? { Connection: 'close' } : {};
+    if (streamId !== undefined && resumable !== undefined) {
+      headers[STREAM_HEADERS.id] = streamId;
+      if (resumable.log.health() === 'local') headers[STREAM_HEADERS.resumable] = 'local';
+    }
     return {
       wire,
       source,
       demand,
       heartbeatAfter,
-      ...(onValue === undefined ? {} : { onValue }),
+      ...(onValue === undefined || streamId !== undefined ? {} : { onValue }),
       options: optionsOf(wire),
-      ...(refuseAll ? { headers: { Connection: 'close' } } : {}),
+      ...(Object.keys(headers).length === 0 ? {} : { headers }),
       end,
     };
+  };
+  /**
+   * Resumes the answer `id` on `wire` after `after` (see `ServingCore.resume`); `wire` and `after` absent: from the
+   * request (`Accept`, `Last-Event-ID`, `?after=`).
+   */
+  const resume = async (exchange: ChatExchange<R>, id: string, asked?: { wire: ChatWireFormat; after: number }, pending: Pending = {}): Promise<ChatReply> => {
+    const ended = tracked();
+    const sseAsked = asked === undefined ? /\btext\/event-stream\b/i.test(exchange.header('accept') ?? '') : asked.wire !== 'ndjson';
+    let wire: ChatWireFormat = asked?.wire ?? (sseAsked ? 'eventsource' : 'ndjson');
+    const end = (outcome: WriteOutcome): void => {
+      pending.release?.();
+      ended(outcome);
+    };
+    try {
+      if (draining()) throw new ShutdownError();
+      if (asked === undefined) authorizeGet(exchange, pending);
+      const after = asked?.after ?? afterOf(exchange, sseAsked);
+      const notFound = (): ChatReply => {
+        if (sseAsked) return { wire, source: of(), options: shared, noContent: { result: 'completed', status: 204, committed: false, values: 0, bytes: 0 }, end };
+        throw new StreamLogError('stream_not_found', id, 'no such stream for this key: it never existed or its retention has passed');
+      };
+      if (resumable === undefined) return notFound();
+      let meta;
+      try {
+        meta = await resumable.log.meta(id);
+      } catch (error) {
+        if (!(isStreamLogError(error) && error.code === 'stream_unavailable')) throw error;
+        if (!sseAsked) throw new StreamLogError('stream_unavailable', id, error.message, { retryAfterSeconds: Math.ceil(resumable.retryAfterMs / 1000) });
+        return { wire, source: of(), options: shared, retryMs: resumable.retryAfterMs, end };
+      }
+      if (meta === undefined || meta.ownerKeyHash !== (pending.owner ?? '')) return notFound();
+      if (asked === undefined && sseAsked && meta.wire === 'sse') wire = 'sse'; // POST /chat/sse's frames (its end has no `id: done`)
+      const demand = createDemandGate({ stallTimeoutMs });
+      const source = readLogged(resumable.log, id, after, wire !== 'ndjson', demand);
+      return { wire, source, demand, options: optionsOf(wire), headers: { [STREAM_HEADERS.id]: id }, end };
+    } catch (error) {
+      return { wire, source: throwError(() => error), options: shared, end };
+    }
+  };
+  /** The position a resume reads after: SSE's `Last-Event-ID` of this stream, else `?after=`, else -1 (from the start). */
+  const afterOf = (exchange: ChatExchange<R>, sse: boolean): number => {
+    const named = sse ? streamEventId.parse(exchange.header('last-event-id')) : undefined;
+    if (named !== undefined) return named.position;
+    if (!/[?&]after=/.test(exchange.url)) return -1;
+    const values = new URL(exchange.url, 'http://localhost').searchParams.getAll('after');
+    const after = values.length === 1 ? Number(values[0]) : Number.NaN;
+    if (!/^(-1|0|[1-9][0-9]{0,15})$/.test(values[0] ?? '') || !Number.isSafeInteger(after)) {
+      throw new RequestError('invalid_request', '`after` must be one position: an integer from -1 (the start) up');
+    }
+    return after;
+  };
+  /**
+   * A reconnect of `POST /chat/sse` or `GET /chat/sse` whose `Last-Event-ID` names a resumable answer (what an
+   * `EventSource` or `fetch-event-source` sends): the key check, then that answer after it — never a new one.
+   */
+  const reconnect = (exchange: ChatExchange<R>, wire: 'sse' | 'eventsource'): Promise<ChatReply> | undefined => {
+    const named = resumable === undefined ? undefined : streamEventId.parse(exchange.header('last-event-id'));
+    if (named === undefined) return undefined;
+    const pending: Pending = {};
+    try {
+      if (wire === 'sse') {
+        authorizeBearer(exchange.header('authorization'), keys);
+        pending.owner = ownerOfKey(exchange.header('authorization'));
+        admit(exchange, pending, clientKey(exchange));
+      } else authorizeGet(exchange, pending);
+    } catch (error) {
+      pending.release?.();
+      return Promise.resolve({ wire, source: throwError(() => error), options: shared, end: tracked() });
+    }
+    return resume(exchange, named.id, { wire, after: named.position }, pending);
   };
   /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
   const readPost = async (exchange: ChatExchange<R>, pending: Pending, translate?: (body: unknown) => unknown): Promise<ChatRequest> => {
     authorizeBearer(exchange.header('authorization'), keys);
+    pending.owner = ownerOfKey(exchange.header('authorization'));
     admit(exchange, pending, clientKey(exchange));
     assertJsonContentType(exchange.header('content-type'), exchange.hasBody);
     let body: unknown;
@@ -227,6 +361,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
 
   return {
     post: (wire, exchange) => {
+      if (wire === 'sse') {
+        const resumed = reconnect(exchange, 'sse');
+        if (resumed !== undefined) return resumed;
+      }
       const pending: Pending = {};
       return serve(wire, exchange, pending, async () => settings.checkChoices(await readPost(exchange, pending)));
     },
@@ -287,20 +425,32 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
           log?.(toChatRequestLog({ endpoint: '/chat/sse', method: exchange.method, started, outcome, secrets, maxLogFieldChars }));
         return { wire: 'eventsource', source: of(), options: shared, noContent: finished, end };
       }
+      const resumed = reconnect(exchange, 'eventsource');
+      if (resumed !== undefined) return resumed;
       const pending: Pending = {};
       return serve('eventsource', exchange, pending, () => {
-        const token = tokenParameter(exchange.url);
-        const authorization = exchange.header('authorization');
-        if (tokens === undefined || token === undefined || authorization !== undefined) {
-          authorizeBearer(authorization, keys);
-          admit(exchange, pending, clientKey(exchange));
-        } else {
-          admit(exchange, pending, settings.tokenClient(token, custom === undefined ? undefined : () => custom(exchange.request)));
-        }
+        authorizeGet(exchange, pending);
         return settings.checkChoices(readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig));
       });
     },
     token: (exchange) => single('json', () => settings.issueToken(exchange.header('authorization')), true, { 'Cache-Control': 'no-store' }),
+    resume: (exchange, id) => resume(exchange, id),
+    cancel: (exchange, id) => ({
+      wire: 'json',
+      source: defer(async () => {
+        if (draining()) throw new ShutdownError();
+        authorizeBearer(exchange.header('authorization'), keys);
+        const owner = ownerOfKey(exchange.header('authorization'));
+        const meta = resumable === undefined ? undefined : await resumable.log.meta(id);
+        if (resumable === undefined || meta === undefined || meta.ownerKeyHash !== owner) {
+          throw new StreamLogError('stream_not_found', id, 'no such stream for this key: it never existed or its retention has passed');
+        }
+        return { id, cancelled: await resumable.log.cancel(id) };
+      }),
+      options: shared,
+      headers: { 'Cache-Control': 'no-store' },
+      end: tracked(),
+    }),
     servesTokens: tokens !== undefined,
   };
 }

@@ -13,6 +13,7 @@ import { clientKeyOfKey } from './clientKeyOfKey.js';
 import { createSseTokens, type SseToken, type SseTokens } from './createSseTokens.js';
 import { SERVING_DEFAULTS } from './SERVING_DEFAULTS.js';
 import { ServingOptionsSchema } from './ServingOptionsSchema.js';
+import { parseByteLimit } from './parseByteLimit.js';
 import type { ServingSettingsConfig } from './ServingSettingsConfig.js';
 
 /** The serving options with their defaults applied, checked, and the per-endpoints state built from them. */
@@ -96,7 +97,7 @@ export interface ServingSettings {
  * created, in this order: `apiKeys` and `secrets` (lists of strings), the request limits, the request policy,
  * `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`, then every other field against the schema,
  * in its order (`checkOptions`: the durations `bodyTimeoutMs`, `writeStallTimeoutMs`, `heartbeatMs` are a non-negative
- * number of ms, `queryLimit` a non-negative number, …). A duration of `Infinity`, or longer than a timer can wait (2^31 - 1 ms, about 24.8 days),
+ * number of ms, `queryLimit` a non-negative number, …), and `bodyLimit` is read as bytes (`parseByteLimit`: a number, or a string such as `'1mb'`). A duration of `Infinity`, or longer than a timer can wait (2^31 - 1 ms, about 24.8 days),
  * means none, as `0` does: Node would fire such a timer after 1 ms.
  *
  * @param config - The endpoints' options.
@@ -125,13 +126,15 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
   const stallTimeoutMs = durationMs('writeStallTimeoutMs', config.writeStallTimeoutMs, SERVING_DEFAULTS.writeStallTimeoutMs);
   const heartbeatMs = durationMs('heartbeatMs', config.heartbeatMs, SERVING_DEFAULTS.heartbeatMs);
   const queryLimit = config.queryLimit ?? SERVING_DEFAULTS.queryLimit;
+  const bodyLimit = config.bodyLimit ?? SERVING_DEFAULTS.bodyLimit;
+  parseByteLimit(bodyLimit); // a wrong limit is a ConfigError now, not a request's
   const requireTokens = (): SseTokens => {
     if (tokens === undefined) throw new RequestError('invalid_request', 'no API keys are configured: the endpoints are open and GET /chat/sse needs no token');
     return tokens;
   };
   return {
     keys,
-    bodyLimit: config.bodyLimit ?? SERVING_DEFAULTS.bodyLimit,
+    bodyLimit,
     bodyTimeoutMs,
     heartbeatMs,
     queryLimit,

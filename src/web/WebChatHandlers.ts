@@ -22,4 +22,10 @@ export interface WebChatHandlers {
   messages: WebHandler;
   /** Anthropic's `POST /v1/messages/count_tokens`: `{ input_tokens }`, an estimate. */
   countTokens: WebHandler;
+  /**
+   * `GET /chat/streams/{id}` (resume a resumable answer: SSE with `Accept: text/event-stream`, else NDJSON) and
+   * `POST /chat/streams/{id}/cancel` (stop it), by the request's path and method: mount it on both. Without the
+   * handlers' `resumable`: 404 (SSE: 204).
+   */
+  streams: WebHandler;
 }

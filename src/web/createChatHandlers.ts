@@ -3,10 +3,14 @@ import type { ChatExchange } from '../serve/ChatExchange.js';
 import type { ChatReply } from '../serve/ChatReply.js';
 import { createServingCore } from '../serve/createServingCore.js';
 import type { ChatWireFormat } from '../serve/SERVING_WIRES.js';
+import { SSE_HEADERS } from '../wire/SSE_HEADERS.js';
 import { readRequestJson } from './readRequestJson.js';
 import { toResponse } from './toResponse.js';
 import type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
 import type { WebChatHandlersConfig } from './WebChatHandlersConfig.js';
+
+/** `…/chat/streams/{id}` (`GET`: resume) and `…/chat/streams/{id}/cancel` (`POST`): the id, and `/cancel`. */
+const STREAM_PATH = /\/streams\/([^/]*)(\/cancel)?\/?$/;
 
 /**
  * The chat endpoints as web-standard handlers, `(request: Request) => Promise<Response>`, for Hono, Next.js route
@@ -57,10 +61,16 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     defaultClientKey: (byKey) => (byKey ? bearerClientKey(request.headers.get('authorization') ?? undefined) : undefined) ?? 'anonymous',
   });
   /** Writes the core's reply as a `Response`, ending it with the body (or the client going away). */
-  const write = async (reply: ChatReply, request: Request): Promise<Response> => {
+  const write = async (made: ChatReply | Promise<ChatReply>, request: Request): Promise<Response> => {
+    const reply = await made;
     if (reply.noContent !== undefined) {
       reply.end(reply.noContent);
       return new Response(null, { status: 204 });
+    }
+    if (reply.retryMs !== undefined) {
+      const body = `retry: ${reply.retryMs}\n\n`;
+      reply.end({ result: 'completed', status: 200, committed: true, values: 0, bytes: new TextEncoder().encode(body).length });
+      return new Response(body, { status: 200, headers: SSE_HEADERS });
     }
     const { demand, heartbeatAfter, onValue, options } = reply;
     const response = await toResponse(reply.source, reply.wire, {
@@ -92,5 +102,11 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     models: (request) => write(core.models(exchangeOf(request)), request),
     messages: async (request) => write(await core.messages(exchangeOf(request)), request),
     countTokens: (request) => write(core.countTokens(exchangeOf(request)), request),
+    streams: (request) => {
+      const match = STREAM_PATH.exec(new URL(request.url).pathname);
+      const id = match?.[1] ?? '';
+      if (match?.[2] === undefined && request.method !== 'POST') return write(core.resume(exchangeOf(request), id), request);
+      return write(core.cancel(exchangeOf(request), id), request);
+    },
   };
 }

@@ -5,6 +5,7 @@ import {
   NetworkError,
   RequestError,
   ShutdownError,
+  StreamLogError,
   StreamProtocolError,
   TimeoutError,
   ToolCallError,
@@ -129,6 +130,22 @@ describe('toErrorResponse', () => {
       retryAfterSeconds: 1,
     });
     expect(toErrorResponse(new ShutdownError('bye', { retryAfterSeconds: 5 })).retryAfterSeconds).toBe(5);
+  });
+
+  it.each([
+    ['stream_not_found', 404, 'invalid_request_error'],
+    ['stream_exists', 409, 'invalid_request_error'],
+    ['stream_truncated', 410, 'invalid_request_error'],
+    ['cancelled', 499, 'aborted_error'],
+    ['abandoned', 499, 'aborted_error'],
+    ['stream_unavailable', 503, 'server_error'],
+    ['producer_lost', 503, 'server_error'],
+  ] as const)('maps a resumable answer\'s StreamLogError %s to %i %s', (code, status, type) => {
+    expect(toErrorResponse(new StreamLogError(code, 'abc', `the stream ${code}`))).toEqual({ status, body: { message: `the stream ${code}`, type, code } });
+  });
+
+  it('tells a client to retry a resume the shared log cannot serve now (Retry-After)', () => {
+    expect(toErrorResponse(new StreamLogError('stream_unavailable', 'abc', 'later', { retryAfterSeconds: 2 })).retryAfterSeconds).toBe(2);
   });
 
   it.each([

@@ -47,6 +47,9 @@ export async function startFaultGateway(options: FaultGatewayOptions = {}): Prom
     CHATFLUX_MODEL: 'deepseek-chat',
     CHATFLUX_GATEWAY_KEYS: GATEWAY_KEYS.join(','),
     CHATFLUX_HEARTBEAT_MS: '0',
+    // A client that goes away ends its upstream request at once (no answer kept going for a resume): the behaviour
+    // these fault suites assert. Resumable answers, where a disconnect is not a cancel, have suites of their own.
+    CHATFLUX_ABANDON_AFTER_MS: '0',
     ...options.env,
   });
   const gateway = await startGateway(config, {

@@ -19,6 +19,8 @@ export interface RawRequestOptions {
   onPiece?: (text: string, soFar: string) => void | 'abort';
   /** Destroys the request when aborted; the promise then resolves with what arrived. */
   signal?: AbortSignal;
+  /** Called with the status and headers as soon as they arrive (before the body). */
+  onHeaders?: (status: number, headers: IncomingHttpHeaders) => void;
 }
 
 /**
@@ -41,6 +43,7 @@ export function rawRequest(url: string, options: RawRequestOptions = {}): Promis
     const req = httpRequest(url, { method, headers, agent }, (res) => {
       responded = true;
       const out: RawResponse = { status: res.statusCode ?? 0, headers: res.headers, body: '', pieces: [] };
+      options.onHeaders?.(out.status, res.headers);
       res.setEncoding('utf8');
       res.on('data', (text: string) => {
         out.body += text;

@@ -77,6 +77,8 @@ export function expectNdjsonAnswer(res: RawResponse): LlmClientOutputChunk[] {
 /** One SSE frame of our writer: `data` lines, an optional `event`, or a comment. */
 export interface SseFrame {
   event?: string;
+  id?: string;
+  retry?: string;
   data?: string;
   comment?: string;
 }
@@ -93,6 +95,8 @@ export function sseFrames(body: string): SseFrame[] {
       for (const line of text.split('\n')) {
         if (line.startsWith(': ')) frame.comment = line.slice(2);
         else if (line.startsWith('event: ')) frame.event = line.slice(7);
+        else if (line.startsWith('id: ')) frame.id = line.slice(4);
+        else if (line.startsWith('retry: ')) frame.retry = line.slice(7);
         else if (line.startsWith('data: ')) frame.data = frame.data === undefined ? line.slice(6) : `${frame.data}\n${line.slice(6)}`;
         else throw new Error(`unexpected SSE line ${JSON.stringify(line)}`);
       }
@@ -112,19 +116,25 @@ export const EVENT_SOURCE_DONE = 'id: done\nretry: 86400000\ndata: [DONE]\n\n';
  */
 export function expectEventSourceAnswer(res: RawResponse): LlmClientOutputChunk[] {
   expect(res.body.endsWith(`\n\n${EVENT_SOURCE_DONE}`)).toBe(true);
-  expect(res.body.indexOf('id: ')).toBe(res.body.length - EVENT_SOURCE_DONE.length); // no other id, no other retry
-  expect(res.body.indexOf('retry: ')).toBe(res.body.indexOf('id: ') + 'id: done\n'.length);
+  // No other id than the events' own (a resumable answer's `<stream id>:<position>`, checked by expectSseAnswer), no other retry.
+  expect(res.body.replace(/^id: [A-Za-z0-9_-]+:\d+\n/gm, '').indexOf('id: ')).toBe(res.body.replace(/^id: [A-Za-z0-9_-]+:\d+\n/gm, '').length - EVENT_SOURCE_DONE.length);
+  expect(res.body.indexOf('retry: ')).toBe(res.body.length - EVENT_SOURCE_DONE.length + 'id: done\n'.length);
   return expectSseAnswer({ ...res, body: `${res.body.slice(0, -EVENT_SOURCE_DONE.length)}data: [DONE]\n\n` });
 }
 
-/** Asserts a successful `/chat/sse` response (chunks as `data:` frames, then `data: [DONE]`) and returns its chunks. */
+/**
+ * Asserts a successful `/chat/sse` response (chunks as `data:` frames, then `data: [DONE]`) and returns its chunks. A
+ * resumable answer's (`Chatflux-Stream-Id`) frames each carry `id: <stream id>:<position>`, from 0, and nothing else.
+ */
 export function expectSseAnswer(res: RawResponse): LlmClientOutputChunk[] {
   expectSuccessHeaders(res, '/chat/sse');
   expect(res.body.endsWith('data: [DONE]\n\n')).toBe(true);
   const frames = withoutPings(sseFrames(res.body));
   expect(frames.at(-1)).toEqual({ data: '[DONE]' });
-  const chunks = frames.slice(0, -1).map((frame) => {
-    expect(Object.keys(frame)).toEqual(['data']);
+  const streamId = res.headers['chatflux-stream-id'];
+  const chunks = frames.slice(0, -1).map((frame, position) => {
+    if (streamId === undefined) expect(Object.keys(frame)).toEqual(['data']);
+    else expect(frame).toEqual({ id: `${String(streamId)}:${position}`, data: frame.data });
     const value: unknown = JSON.parse(frame.data ?? '');
     expect(JSON.stringify(value)).toBe(frame.data);
     return value;

@@ -36,6 +36,8 @@ const countResources = (): Record<string, number> => {
   for (const name of process.getActiveResourcesInfo()) counts[name] = (counts[name] ?? 0) + 1;
   return counts;
 };
+/** How long the gateway keeps a finished answer for a resume, in ms (CHATFLUX_STREAM_RETENTION_MS: its minimum). */
+const RETENTION_MS = 1000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const heapAfterGc = async (): Promise<number> => {
   for (let i = 0; i < 3; i += 1) {
@@ -137,7 +139,8 @@ beforeAll(async () => {
   // 500 concurrent streams with one key: no per-client limit (its own dispatcher: no connection slots either).
   gw = await startFaultGateway({
     dispatcher: agent,
-    env: { CHATFLUX_HEARTBEAT_MS: '50', CHATFLUX_MAX_RETRIES: '0', CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '0' },
+    // The shortest retention of finished answers (resumable, in memory): the heap is measured after it has passed.
+    env: { CHATFLUX_HEARTBEAT_MS: '50', CHATFLUX_MAX_RETRIES: '0', CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '0', CHATFLUX_STREAM_RETENTION_MS: String(RETENTION_MS) },
   });
 });
 let closed = false;
@@ -195,6 +198,7 @@ describe('no leaks across many streams, half aborted by the client', () => {
     // one that re-arms itself, is still there after it.
     for (let i = 0; i < 60 && (countResources()['Timeout'] ?? 0) > timersBaseline; i += 1) await sleep(50);
     expect(countResources()['Timeout'] ?? 0).toBeLessThanOrEqual(timersBaseline);
+    await sleep(RETENTION_MS + 500); // the finished answers' logs are let go once their retention has passed
     const heap = await heapAfterGc();
     expect(heap - heapBaseline).toBeLessThan(HEAP_MARGIN);
   });

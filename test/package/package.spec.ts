@@ -85,7 +85,7 @@ describe('npm pack', () => {
       sideEffects: false,
     });
     // Peers: Express 4 and 5, NestJS 10 to 12 with their platform packages, the OpenTelemetry API (the library's
-    // telemetry; the gateway's OpenTelemetry SDK pieces are dependencies), all optional but rxjs.
+    // telemetry; the gateway's OpenTelemetry SDK pieces are dependencies), node-redis (chatflux/redis), all optional but rxjs.
     expect(manifest.peerDependencies).toEqual({
       rxjs: '^7.8.0',
       express: '^4.21.0 || ^5.0.0',
@@ -94,6 +94,7 @@ describe('npm pack', () => {
       '@nestjs/platform-express': '^10.0.0 || ^11.0.0 || ^12.0.0',
       '@nestjs/platform-fastify': '^10.0.0 || ^11.0.0 || ^12.0.0',
       '@opentelemetry/api': '^1.9.0',
+      redis: '^6.0.0',
     });
     expect(Object.keys(manifest['peerDependenciesMeta'] as object).sort()).toEqual(Object.keys(manifest.peerDependencies).filter((name) => name !== 'rxjs').sort());
   });

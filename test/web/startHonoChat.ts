@@ -19,6 +19,8 @@ export async function startHonoChat(config: WebChatHandlersConfig, extend?: (app
   app.post('/chat/stream', (c) => chat.stream(c.req.raw));
   app.on(['GET', 'POST'], '/chat/sse', (c) => chat.sse(c.req.raw));
   app.post('/chat/token', (c) => chat.token(c.req.raw));
+  app.get('/chat/streams/:id', (c) => chat.streams(c.req.raw));
+  app.post('/chat/streams/:id/cancel', (c) => chat.streams(c.req.raw));
   extend?.(app);
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));

@@ -1,0 +1,76 @@
+import type { Observable, Subscriber } from 'rxjs';
+import { isServerSentEvent } from '../core/isServerSentEvent.js';
+import { toErrorResponse } from '../core/toErrorResponse.js';
+import type { StreamProducer } from '../store/StreamProducer.js';
+import { stringifyValue } from '../wire/stringifyValue.js';
+import { loggedFrame } from './loggedFrame.js';
+import { outcomeError } from './outcomeError.js';
+
+/** Options of {@link produceLogged}. */
+export interface ProduceLoggedConfig {
+  /** Whether the client reads an SSE wire: each value then goes as a frame with its `id:` (`loggedFrame`). */
+  readonly sse: boolean;
+  /** Literal secrets to redact from a logged error body. */
+  readonly secrets: readonly string[];
+  /** Called with each value of the answer as it is produced (the request log's usage and route). */
+  readonly onValue?: (value: unknown) => void;
+}
+
+/**
+ * Produces a resumable answer: subscribes to `answer` ONCE, on its own — not for the client, so a client that goes
+ * away does not stop it — appends every value to the stream log (write-behind: `append` never waits), and hands each
+ * to the producer's own client while it is there.
+ *
+ * ```text
+ * answer:    ──a──b──c──|                      log:    a b c complete
+ * client:    ──A──B─x (gone: not a cancel)     the log goes on; no reader for abandonAfterMs → upstream aborted
+ * producer.signal (cancel / abandon) → upstream unsubscribed, the log ends with it, the client gets its in-band error
+ * ```
+ *
+ * 1. Each value is logged as its JSON (an SSE `event: restart` frame as its chunk's), at the position `append` gives.
+ * 2. The end is logged: `complete`, or the error body the client is sent (`toErrorResponse`, secrets redacted).
+ * 3. The client counts as attached (`attachClient`) until it unsubscribes.
+ *
+ * @param producer - The stream's producer (`StreamLog.open`).
+ * @param answer - The client's answer (the upstream call), cold.
+ * @param client - The producer's own client (the writer's subscriber).
+ * @param config - The wire kind, the secrets, a value hook.
+ */
+export function produceLogged(producer: StreamProducer, answer: Observable<unknown>, client: Subscriber<unknown>, config: ProduceLoggedConfig): void {
+  const { id } = producer;
+  const { sse, secrets, onValue } = config;
+  let reader: Subscriber<unknown> | undefined = client;
+  const detach = producer.attachClient();
+  client.add(() => {
+    reader = undefined;
+    detach(); // a disconnect is not a cancel: production goes on into the log
+  });
+  const stop = (): void => {
+    upstream.unsubscribe(); // aborts the upstream request
+    const kind = producer.stopReason ?? 'cancelled';
+    void producer.end({ kind });
+    reader?.error(outcomeError({ kind }, id));
+  };
+  const upstream = answer.subscribe({
+    next: (value) => {
+      const event = isServerSentEvent(value) ? value : undefined;
+      const json = stringifyValue(event === undefined ? value : event.data) ?? 'null';
+      const position = producer.append(json);
+      onValue?.(event === undefined ? value : event.data);
+      if (reader !== undefined) reader.next(sse ? loggedFrame(json, id, position, event?.event) : value);
+    },
+    error: (error: unknown) => {
+      producer.signal.removeEventListener('abort', stop);
+      const { status, body } = toErrorResponse(error, { secrets });
+      void producer.end({ kind: 'error', status, error: body });
+      reader?.error(error);
+    },
+    complete: () => {
+      producer.signal.removeEventListener('abort', stop);
+      void producer.end({ kind: 'complete' });
+      reader?.complete();
+    },
+  });
+  if (producer.signal.aborted) stop();
+  else if (!upstream.closed) producer.signal.addEventListener('abort', stop, { once: true });
+}
