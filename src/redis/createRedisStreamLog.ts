@@ -29,8 +29,27 @@ const whole = (name: string, value: number | undefined, fallback: number, min: n
   if (!Number.isSafeInteger(value) || value < min) throw new ConfigError(`createRedisStreamLog: \`${name}\` must be a whole number ≥ ${min}; got ${String(value)}`);
   return value;
 };
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+/**
+ * The command's reply within `ms`, else a timeout error. node-redis's own `timeout` option covers only the wait to be
+ * written: a command already sent to a Redis that hangs waits for its reply forever.
+ */
+const within = <T>(reply: Promise<T>, ms: number): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms).unref();
+    reply.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(asError(error));
+      },
+    );
+  });
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** The per-stream write-behind state of a producer. */
 interface Writer {
@@ -147,13 +166,20 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     if (firstConnect !== undefined) await firstConnect;
   };
 
+  // After a failed command (a timeout: Redis hung or slow), new streams open local-only for a while instead of each
+  // waiting out a command timeout before its first byte; commands already running go on.
+  let suspectUntil = 0;
+  const failed = (error: unknown): void => {
+    local.countError();
+    suspectUntil = Date.now() + Math.max(2000, 2 * commandTimeoutMs);
+    onError(asError(error));
+  };
   const send = async (args: string[], timeout = commandTimeoutMs): Promise<Reply> => {
     if (!client.isReady) throw new Error('Redis is not connected');
     try {
-      return (await client.sendCommand(args, { timeout })) as Reply;
+      return (await within(client.sendCommand(args, { timeout }), timeout)) as Reply;
     } catch (error) {
-      local.countError();
-      onError(asError(error));
+      failed(error);
       throw error;
     }
   };
@@ -166,11 +192,10 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     const rest = [String(keys.length), ...keys, ...args.map(String)];
     if (!client.isReady) throw new Error('Redis is not connected');
     try {
-      return (await client.sendCommand(['EVALSHA', sha, ...rest], { timeout: commandTimeoutMs })) as Reply;
+      return (await within(client.sendCommand(['EVALSHA', sha, ...rest], { timeout: commandTimeoutMs }), commandTimeoutMs)) as Reply;
     } catch (error) {
       if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) {
-        local.countError();
-        onError(asError(error));
+        failed(error);
         throw error;
       }
     }
@@ -192,6 +217,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     writer.pending.length = 0;
     writer.gap = writer.written;
     writer.local.degrade();
+    writer.local.setRemotePresence(false); // no reader elsewhere can follow it now
     settle(writer);
   };
   const applyReply = (writer: Writer, reply: Reply): void => {
@@ -369,7 +395,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     };
     if (local.has(id)) throw new StreamLogError('stream_exists', id, `stream log: the stream ${id} is already in the log; open each stream once, with a new random id`);
     if (!isStreamId(id)) return produceLocally(false); // throws the misuse error
-    if (!client.isReady) return produceLocally(false);
+    if (!client.isReady || Date.now() < suspectUntil) return produceLocally(false);
     let opened: Reply;
     try {
       opened = await evalScript(STREAM_LOG_SCRIPTS.open, [key(id, 'meta'), key(id, 'lease')], [
@@ -523,9 +549,8 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
       }
       let healthy = true;
       try {
-        await blocking.sendCommand(['XREAD', 'COUNT', '1', 'BLOCK', String(blockMs), 'STREAMS', key(id, 'log'), cursor], {
-          timeout: blockMs + commandTimeoutMs + 1000,
-        });
+        const patience = blockMs + commandTimeoutMs + 1000;
+        await within(blocking.sendCommand(['XREAD', 'COUNT', '1', 'BLOCK', String(blockMs), 'STREAMS', key(id, 'log'), cursor], { timeout: patience }), patience);
       } catch (error) {
         healthy = false;
         if (!closed) {
@@ -566,7 +591,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
         throw unavailable(id, error);
       }
     },
-    health: () => (client.isReady && !closed ? 'shared' : 'local'),
+    health: () => (client.isReady && !closed && Date.now() >= suspectUntil ? 'shared' : 'local'),
     stats: () => local.stats(),
     close: async () => {
       if (closed) return;
@@ -580,10 +605,14 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
       await Promise.all(
         all.map(async (used) => {
           try {
-            if (used.isReady) await used.close();
+            if (used.isReady) await within(used.close(), commandTimeoutMs + 1000); // waits for the replies due
             else if (used.isOpen) used.destroy();
           } catch {
-            if (used.isOpen) used.destroy();
+            try {
+              used.destroy(); // a Redis that does not answer
+            } catch {
+              // already closed
+            }
           }
         }),
       );
