@@ -96,6 +96,11 @@ interface Pending {
   caller?: string;
   /** Who may resume or cancel the answer: the hash of the request's key (`''` without keys). */
   owner?: string;
+  /**
+   * Keeps the client's place taken for this request until the returned function is called too (a resumable answer's
+   * producer: it runs on after its response closed); set by `admit`.
+   */
+  keepPlace?: () => () => void;
 }
 
 /** The wires whose answers are resumable (the streamed endpoints of the contract). */
@@ -157,11 +162,28 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     void shutdown.track(new Promise<WriteOutcome>((resolve) => (ended = resolve)));
     return (outcome) => ended(outcome);
   };
-  /** Admits one more request of `client` until its response closes (the transport's hold) or ends, or refuses it (429). */
+  /**
+   * Admits one more request of `client` until its response closes (the transport's hold) or ends — and, for a
+   * resumable answer, until its producer stops too (`keepPlace`): a client that went away does not free the place of
+   * an upstream request still running for it — or refuses it (429).
+   */
   const admit = (exchange: ChatExchange<R>, pending: Pending, client: string): void => {
     const release = settings.admit(client);
-    if (exchange.hold === undefined) pending.release = release;
-    else exchange.hold(release);
+    let holders = 1;
+    const holder = (): (() => void) => {
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        if (--holders === 0) release();
+      };
+    };
+    pending.keepPlace = () => {
+      holders++;
+      return holder();
+    };
+    if (exchange.hold === undefined) pending.release = holder();
+    else exchange.hold(holder());
     // The caller a route's breakers count this request's failures by: the client it was admitted as (a token GET's
     // too), when clients are told apart (`settings.callerOf`).
     const caller = settings.callerOf(client, custom !== undefined);
@@ -170,19 +192,19 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
 
   /**
    * The key check of a request that may come with `?token=` (`GET /chat/sse`, `GET /chat/streams/{id}`): the Bearer
-   * key (401), or a valid token; then the client's admission (429). Sets `pending.owner`.
+   * key (401), or a valid token. Sets `pending.owner`; returns the client to admit (`admit`, 429).
    */
-  const authorizeGet = (exchange: ChatExchange<R>, pending: Pending): void => {
+  const authorizeGet = (exchange: ChatExchange<R>, pending: Pending): string => {
     const token = tokenParameter(exchange.url);
     const authorization = exchange.header('authorization');
     if (tokens === undefined || token === undefined || authorization !== undefined) {
       authorizeBearer(authorization, keys);
       pending.owner = ownerOfKey(authorization);
-      admit(exchange, pending, clientKey(exchange));
-    } else {
-      admit(exchange, pending, settings.tokenClient(token, custom === undefined ? undefined : () => custom(exchange.request)));
-      pending.owner = clientKeyOfKey(tokens.verify(token) ?? '');
+      return clientKey(exchange);
     }
+    const client = settings.tokenClient(token, custom === undefined ? undefined : () => custom(exchange.request));
+    pending.owner = clientKeyOfKey(tokens.verify(token) ?? '');
+    return client;
   };
   /** The owner of a request's answers: the hash of its Bearer key (checked already), `''` without keys. */
   const ownerOfKey = (authorization: string | undefined): string => (keys.length === 0 ? '' : clientKeyOfKey(bearerKey(authorization) ?? ''));
@@ -230,7 +252,13 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         if (streamId === undefined || resumable === undefined) return void call(client, request, options).subscribe(subscriber);
         const { abandonAfterMs } = resumable;
         const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
-        produceLogged(producer, call(client, request, options), subscriber, { sse: wire !== 'ndjson', secrets, ...(log === undefined ? {} : { onValue: (value: unknown) => (last = value) }) });
+        const keep = pending.keepPlace?.(); // the upstream request keeps its client's place until it stops
+        produceLogged(producer, call(client, request, options), subscriber, {
+          sse: wire !== 'ndjson',
+          secrets,
+          ...(keep === undefined ? {} : { onEnd: keep }),
+          ...(log === undefined ? {} : { onValue: (value: unknown) => (last = value) }),
+        });
       };
       answer().catch((error: unknown) => {
         exchange.refused?.();
@@ -270,7 +298,12 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
    * Resumes the answer `id` on `wire` after `after` (see `ServingCore.resume`); `wire` and `after` absent: from the
    * request (`Accept`, `Last-Event-ID`, `?after=`).
    */
-  const resume = async (exchange: ChatExchange<R>, id: string, asked?: { wire: ChatWireFormat; after: number }, pending: Pending = {}): Promise<ChatReply> => {
+  const resume = async (
+    exchange: ChatExchange<R>,
+    id: string,
+    asked?: { wire: ChatWireFormat; after: number; client: string },
+    pending: Pending = {},
+  ): Promise<ChatReply> => {
     const ended = tracked();
     const sseAsked = asked === undefined ? /\btext\/event-stream\b/i.test(exchange.header('accept') ?? '') : asked.wire !== 'ndjson';
     let wire: ChatWireFormat = asked?.wire ?? (sseAsked ? 'eventsource' : 'ndjson');
@@ -280,7 +313,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     };
     try {
       if (draining()) throw new ShutdownError();
-      if (asked === undefined) authorizeGet(exchange, pending);
+      const reader = asked?.client ?? authorizeGet(exchange, pending);
       const after = asked?.after ?? afterOf(exchange, sseAsked);
       const notFound = (): ChatReply => {
         if (sseAsked) return { wire, source: of(), options: shared, noContent: { result: 'completed', status: 204, committed: false, values: 0, bytes: 0 }, end };
@@ -296,6 +329,9 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         return { wire, source: of(), options: shared, retryMs: resumable.retryAfterMs, end };
       }
       if (meta === undefined || meta.ownerKeyHash !== (pending.owner ?? '')) return notFound();
+      // A reader of its own running answer takes no place of its own: the answer's producer holds the one its
+      // request took (a client at its limit can always resume its answer). A finished one is replayed as a request.
+      if (meta.state !== 'running') admit(exchange, pending, reader);
       if (asked === undefined && sseAsked && meta.wire === 'sse') wire = 'sse'; // POST /chat/sse's frames (its end has no `id: done`)
       const demand = createDemandGate({ stallTimeoutMs });
       const source = readLogged(resumable.log, id, after, wire !== 'ndjson', demand);
@@ -324,17 +360,17 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const named = resumable === undefined ? undefined : streamEventId.parse(exchange.header('last-event-id'));
     if (named === undefined) return undefined;
     const pending: Pending = {};
+    let client: string;
     try {
       if (wire === 'sse') {
         authorizeBearer(exchange.header('authorization'), keys);
         pending.owner = ownerOfKey(exchange.header('authorization'));
-        admit(exchange, pending, clientKey(exchange));
-      } else authorizeGet(exchange, pending);
+        client = clientKey(exchange);
+      } else client = authorizeGet(exchange, pending);
     } catch (error) {
-      pending.release?.();
       return Promise.resolve({ wire, source: throwError(() => error), options: shared, end: tracked() });
     }
-    return resume(exchange, named.id, { wire, after: named.position }, pending);
+    return resume(exchange, named.id, { wire, after: named.position, client }, pending);
   };
   /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
   const readPost = async (exchange: ChatExchange<R>, pending: Pending, translate?: (body: unknown) => unknown): Promise<ChatRequest> => {
@@ -429,7 +465,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       if (resumed !== undefined) return resumed;
       const pending: Pending = {};
       return serve('eventsource', exchange, pending, () => {
-        authorizeGet(exchange, pending);
+        admit(exchange, pending, authorizeGet(exchange, pending));
         return settings.checkChoices(readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig));
       });
     },

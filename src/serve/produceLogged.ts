@@ -14,6 +14,8 @@ export interface ProduceLoggedConfig {
   readonly secrets: readonly string[];
   /** Called with each value of the answer as it is produced (the request log's usage and route). */
   readonly onValue?: (value: unknown) => void;
+  /** Called once when production stops (the answer's end, its error, a cancel or an abandon): frees its client's place. */
+  readonly onEnd?: () => void;
 }
 
 /**
@@ -39,6 +41,12 @@ export interface ProduceLoggedConfig {
 export function produceLogged(producer: StreamProducer, answer: Observable<unknown>, client: Subscriber<unknown>, config: ProduceLoggedConfig): void {
   const { id } = producer;
   const { sse, secrets, onValue } = config;
+  let onEnd = config.onEnd;
+  const produced = (): void => {
+    const call = onEnd;
+    onEnd = undefined;
+    call?.();
+  };
   let reader: Subscriber<unknown> | undefined = client;
   const detach = producer.attachClient();
   client.add(() => {
@@ -49,6 +57,7 @@ export function produceLogged(producer: StreamProducer, answer: Observable<unkno
     upstream.unsubscribe(); // aborts the upstream request
     const kind = producer.stopReason ?? 'cancelled';
     void producer.end({ kind });
+    produced();
     reader?.error(outcomeError({ kind }, id));
   };
   const upstream = answer.subscribe({
@@ -63,11 +72,13 @@ export function produceLogged(producer: StreamProducer, answer: Observable<unkno
       producer.signal.removeEventListener('abort', stop);
       const { status, body } = toErrorResponse(error, { secrets });
       void producer.end({ kind: 'error', status, error: body });
+      produced();
       reader?.error(error);
     },
     complete: () => {
       producer.signal.removeEventListener('abort', stop);
       void producer.end({ kind: 'complete' });
+      produced();
       reader?.complete();
     },
   });
