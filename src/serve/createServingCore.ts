@@ -147,9 +147,29 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     void shutdown.track(new Promise<WriteOutcome>((resolve) => (ended = resolve)));
     return (outcome) => ended(outcome);
   };
-  /** Admits one more request of `client` until its response closes (the transport's hold) or ends, or refuses it (429). */
-  const admit = (exchange: ChatExchange<R>, pending: Pending, client: string): void => {
-    const release = settings.admit(client);
+  /**
+   * Admits one more request of `client` until its response closes (the transport's hold) or ends, or refuses it (429):
+   * the per-process place (`maxConcurrentPerClient`), then, with `limits`, the store's decision, whose rate-limit
+   * headers are set on the response before its first byte (and on the refusal).
+   */
+  const admit = async (exchange: ChatExchange<R>, pending: Pending, client: string): Promise<void> => {
+    let release = settings.admit(client);
+    if (settings.limiter !== undefined) {
+      const setHeader = exchange.setHeader?.bind(exchange);
+      let admitted;
+      try {
+        admitted = await settings.limiter.admit(client, setHeader);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      for (const [name, value] of Object.entries(admitted.headers)) setHeader?.(name, value);
+      const own = release;
+      release = () => {
+        own();
+        admitted.release();
+      };
+    }
     if (exchange.hold === undefined) pending.release = release;
     else exchange.hold(release);
     // The caller a route's breakers count this request's failures by: the client it was admitted as (a token GET's
@@ -162,16 +182,17 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
    * The key check of a request that may come with `?token=` (`GET /chat/sse`, `GET /chat/streams/{id}`): the Bearer
    * key (401), or a valid token; then the client's admission (429). Sets `pending.owner`.
    */
-  const authorizeGet = (exchange: ChatExchange<R>, pending: Pending): void => {
+  const authorizeGet = async (exchange: ChatExchange<R>, pending: Pending): Promise<void> => {
     const token = tokenParameter(exchange.url);
     const authorization = exchange.header('authorization');
     if (tokens === undefined || token === undefined || authorization !== undefined) {
       authorizeBearer(authorization, keys);
       pending.owner = ownerOfKey(authorization);
-      admit(exchange, pending, clientKey(exchange));
+      await admit(exchange, pending, clientKey(exchange));
     } else {
-      admit(exchange, pending, settings.tokenClient(token, custom === undefined ? undefined : () => custom(exchange.request)));
+      const client = settings.tokenClient(token, custom === undefined ? undefined : () => custom(exchange.request));
       pending.owner = clientKeyOfKey(tokens.verify(token) ?? '');
+      await admit(exchange, pending, client);
     }
   };
   /** The owner of a request's answers: the hash of its Bearer key (checked already), `''` without keys. */
@@ -270,7 +291,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     };
     try {
       if (draining()) throw new ShutdownError();
-      if (asked === undefined) authorizeGet(exchange, pending);
+      if (asked === undefined) await authorizeGet(exchange, pending);
       const after = asked?.after ?? afterOf(exchange, sseAsked);
       const notFound = (): ChatReply => {
         if (sseAsked) return { wire, source: of(), options: shared, noContent: { result: 'completed', status: 204, committed: false, values: 0, bytes: 0 }, end };
@@ -314,23 +335,26 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const named = resumable === undefined ? undefined : streamEventId.parse(exchange.header('last-event-id'));
     if (named === undefined) return undefined;
     const pending: Pending = {};
-    try {
+    const checked = async (): Promise<void> => {
       if (wire === 'sse') {
         authorizeBearer(exchange.header('authorization'), keys);
         pending.owner = ownerOfKey(exchange.header('authorization'));
-        admit(exchange, pending, clientKey(exchange));
-      } else authorizeGet(exchange, pending);
-    } catch (error) {
-      pending.release?.();
-      return Promise.resolve({ wire, source: throwError(() => error), options: shared, end: tracked() });
-    }
-    return resume(exchange, named.id, { wire, after: named.position }, pending);
+        await admit(exchange, pending, clientKey(exchange));
+      } else await authorizeGet(exchange, pending);
+    };
+    return checked().then(
+      () => resume(exchange, named.id, { wire, after: named.position }, pending),
+      (error: unknown) => {
+        pending.release?.();
+        return { wire, source: throwError(() => error), options: shared, end: tracked() };
+      },
+    );
   };
   /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
   const readPost = async (exchange: ChatExchange<R>, pending: Pending): Promise<ChatRequest> => {
     authorizeBearer(exchange.header('authorization'), keys);
     pending.owner = ownerOfKey(exchange.header('authorization'));
-    admit(exchange, pending, clientKey(exchange));
+    await admit(exchange, pending, clientKey(exchange));
     assertJsonContentType(exchange.header('content-type'), exchange.hasBody);
     let body: unknown;
     try {
@@ -389,8 +413,8 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       const resumed = reconnect(exchange, 'eventsource');
       if (resumed !== undefined) return resumed;
       const pending: Pending = {};
-      return serve('eventsource', exchange, pending, () => {
-        authorizeGet(exchange, pending);
+      return serve('eventsource', exchange, pending, async () => {
+        await authorizeGet(exchange, pending);
         return settings.checkChoices(readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig));
       });
     },
