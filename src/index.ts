@@ -115,7 +115,7 @@ export type { StreamReadConfig } from './store/StreamReadConfig.js';
 export { createMemoryStreamLog } from './store/createMemoryStreamLog.js';
 export type { ResumableConfig } from './serve/ResumableConfig.js';
 export type { RateLimitRule, RateLimitAdmission, RateLimitDecision, RateLimitStore } from './store/RateLimitStore.js';
-export { createMemoryRateLimitStore } from './store/createMemoryRateLimitStore.js';
+export { createMemoryRateLimitStore, type MemoryRateLimitStore } from './store/createMemoryRateLimitStore.js';
 export type { RateLimitsConfig, RateLimitStoreEvent, RateLimitStoreFailurePolicy } from './serve/RateLimitsConfig.js';
 export { STREAM_HEADERS } from './serve/STREAM_HEADERS.js';
 export type { MemoryStreamLogConfig } from './store/MemoryStreamLogConfig.js';

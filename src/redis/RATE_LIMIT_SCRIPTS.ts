@@ -34,11 +34,11 @@ if rate then
   local stored = tonumber(redis.call('GET', KEYS[1]))
   if stored and stored > now then from = stored end
   local nxt = from + interval
-  if nxt - now > period then
+  if nxt - now > period + 0.01 then
     if max then placesLeft = max - held end
     return {0, 1, 0, math.ceil(from - now), math.ceil(nxt - period - now), placesLeft}
   end
-  remaining = math.floor((period - (nxt - now)) / interval + 1e-9)
+  remaining = math.floor((period + 0.01 - (nxt - now)) / interval)
   reset = math.ceil(nxt - now)
   redis.call('SET', KEYS[1], string.format('%.3f', nxt), 'PX', math.max(1, reset))
 end

@@ -2,6 +2,15 @@ import { CONCURRENCY_RETRY_MS } from './CONCURRENCY_RETRY_MS.js';
 import { gcra } from './gcra.js';
 import type { RateLimitDecision, RateLimitStore } from './RateLimitStore.js';
 
+/** The in-memory {@link RateLimitStore}: see {@link createMemoryRateLimitStore}. */
+export interface MemoryRateLimitStore extends RateLimitStore {
+  /** The keys it holds state of now (a quota being refilled, or a place held). */
+  readonly size: number;
+}
+
+/** How often every key is looked at, and those idle dropped, in ms of the store's clock. */
+const SWEEP_EVERY_MS = 10_000;
+
 /** A key's state in {@link createMemoryRateLimitStore}. */
 interface KeyState {
   tat: number | undefined;
@@ -22,16 +31,24 @@ interface KeyState {
  * @param clock - The clock in ms (tests); default `Date.now`.
  * @returns The store.
  */
-export function createMemoryRateLimitStore(clock: () => number = Date.now): RateLimitStore {
+export function createMemoryRateLimitStore(clock: () => number = Date.now): MemoryRateLimitStore {
   const keys = new Map<string, KeyState>();
+  let swept = clock();
   const prune = (key: string, state: KeyState, now: number): void => {
     for (const [id, expiry] of state.places) if (expiry <= now) state.places.delete(id);
     if (state.places.size === 0 && (state.tat === undefined || state.tat <= now)) keys.delete(key);
   };
   return {
     scope: 'local',
+    get size() {
+      return keys.size;
+    },
     admit: ({ key, rule, placeId, placeTtlMs }) => {
       const now = clock();
+      if (now - swept >= SWEEP_EVERY_MS) {
+        swept = now;
+        for (const [other, state] of keys) prune(other, state, now);
+      }
       let state = keys.get(key);
       if (state !== undefined) prune(key, state, now);
       state = keys.get(key) ?? { tat: undefined, places: new Map() };
@@ -48,7 +65,7 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Rate
       }
       if (decided !== undefined) state.tat = decided.tat;
       if (max !== undefined) state.places.set(placeId, now + placeTtlMs);
-      keys.set(key, state);
+      if (state.places.size > 0 || (state.tat !== undefined && state.tat > now)) keys.set(key, state);
       return Promise.resolve<RateLimitDecision>({ allowed: true, ...(requests === undefined ? {} : { requests }), ...(concurrency === undefined ? {} : { concurrency }), retryAfterMs: 0 });
     },
     renew: (key, placeId, ttlMs) => {

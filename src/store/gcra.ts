@@ -1,3 +1,6 @@
+/** The slack of the comparisons, in ms: the sum of `limit` intervals may miss `periodMs` by a rounding (the Lua script's too). */
+const EPSILON_MS = 0.01;
+
 /** What one GCRA decision says (see {@link gcra}). */
 export interface GcraDecision {
   /** Whether the request is admitted. */
@@ -33,11 +36,11 @@ export function gcra(tat: number | undefined, now: number, limit: number, period
   const interval = periodMs / limit;
   const from = tat === undefined || tat < now ? now : tat;
   const next = from + interval;
-  if (next - now > periodMs) {
+  if (next - now > periodMs + EPSILON_MS) {
     // one interval must pass past the point where the next request fits
     const retryAfterMs = Math.ceil(next - periodMs - now);
     return { allowed: false, tat: from, remaining: 0, resetMs: Math.ceil(from - now), retryAfterMs };
   }
-  const remaining = Math.floor((periodMs - (next - now)) / interval + 1e-9);
+  const remaining = Math.floor((periodMs + EPSILON_MS - (next - now)) / interval);
   return { allowed: true, tat: next, remaining, resetMs: Math.ceil(next - now), retryAfterMs: 0 };
 }
