@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_POOL, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUTS, PROVIDERS } from 'chatflux';
+import { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_POOL, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUTS, PROVIDERS, RATE_LIMIT_DEFAULTS } from 'chatflux';
 import { describeOptions, option, type OptionDoc, ServingOptionsSchema, SERVING_DEFAULTS } from 'chatflux/node';
 import { RoutesSchema } from './loadRoutes.js';
 
@@ -115,11 +115,11 @@ const LimitsSchema = z.strictObject({
     defaultText: 'none',
     range: 'a map of variable names (GATEWAY_KEY_ALICE) to { requestsPerMinute?, maxConcurrent? }',
   }),
-  onStoreFailure: option(z.enum(['local', 'open', 'closed']).default('local'), {
+  onStoreFailure: option(z.enum(['local', 'open', 'closed']).default(RATE_LIMIT_DEFAULTS.onStoreFailure), {
     description: 'Redis down: local (each instance enforces its share, limit / expectedInstances), open (no limit) or closed (503); logged and counted.',
   }),
-  expectedInstances: integer(1, 10_000, 1, { description: 'How many processes share the limits (instances × workers), for the local policy\'s share.' }),
-  placeTtlMs: integer(100, HOUR_MS, 30_000, { description: 'How long a running request\'s place lasts unrenewed: a dead process\'s places free after it, ms.' }),
+  expectedInstances: integer(1, 10_000, RATE_LIMIT_DEFAULTS.expectedInstances, { description: 'How many processes share the limits (instances × workers), for the local policy\'s share.' }),
+  placeTtlMs: integer(100, HOUR_MS, RATE_LIMIT_DEFAULTS.placeTtlMs, { description: 'How long a running request\'s place lasts unrenewed: a dead process\'s places free after it, ms.' }),
 });
 
 /** What clients may ask for (`requestPolicy`, checked again by `checkRequestPolicy`). */

@@ -3,6 +3,7 @@ import { CapacityError, ConfigError } from '../core/errors.js';
 import { createMemoryRateLimitStore } from '../store/createMemoryRateLimitStore.js';
 import type { RateLimitDecision, RateLimitRule, RateLimitStore } from '../store/RateLimitStore.js';
 import type { RateLimitsConfig, RateLimitStoreFailurePolicy } from './RateLimitsConfig.js';
+import { RATE_LIMIT_DEFAULTS } from './RATE_LIMIT_DEFAULTS.js';
 import { rateLimitHeaders } from './rateLimitHeaders.js';
 
 /** A request admitted by {@link createRateLimiter}: its headers, and the release of its place. */
@@ -26,7 +27,6 @@ export interface RateLimiter {
   admit(client: string, setHeader?: (name: string, value: string) => void): Promise<RateLimitAdmitted>;
 }
 
-const DEFAULT_PLACE_TTL_MS = 30_000;
 const POLICIES: readonly RateLimitStoreFailurePolicy[] = ['local', 'open', 'closed'];
 const isCount = (value: unknown): boolean => value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1);
 
@@ -51,11 +51,11 @@ const checkRule = (rule: RateLimitRule, where: string): void => {
 export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
   checkRule(config, '');
   for (const [client, rule] of Object.entries(config.perClient ?? {})) checkRule(rule, `.perClient[${JSON.stringify(client.slice(0, 40))}]`);
-  const policy = config.onStoreFailure ?? 'local';
+  const policy = config.onStoreFailure ?? RATE_LIMIT_DEFAULTS.onStoreFailure;
   if (!POLICIES.includes(policy)) throw new ConfigError(`limits.onStoreFailure must be 'local', 'open' or 'closed'; got ${String(policy)}.`);
-  const instances = config.expectedInstances ?? 1;
+  const instances = config.expectedInstances ?? RATE_LIMIT_DEFAULTS.expectedInstances;
   if (!isCount(instances)) throw new ConfigError('limits.expectedInstances must be a whole number ≥ 1.');
-  const placeTtlMs = config.placeTtlMs ?? DEFAULT_PLACE_TTL_MS;
+  const placeTtlMs = config.placeTtlMs ?? RATE_LIMIT_DEFAULTS.placeTtlMs;
   if (!(Number.isSafeInteger(placeTtlMs) && placeTtlMs >= 100)) throw new ConfigError('limits.placeTtlMs must be a whole number of ms ≥ 100.');
   const store = config.store ?? createMemoryRateLimitStore();
   const local = config.store === undefined ? store : createMemoryRateLimitStore();
@@ -96,9 +96,8 @@ export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
     for (const [name, value] of Object.entries(rateLimitHeaders(rule, decision))) setHeader?.(name, value);
     setHeader?.('retry-after-ms', String(retryAfterMs));
     const what = decision.refusedBy === 'concurrency' ? `${rule.maxConcurrent ?? 0} requests running at once` : `${rule.requestsPerMinute ?? 0} requests per minute`;
-    throw new CapacityError('rate_limit_exceeded', `rate limit reached: this client may make ${what}; retry after ${retryAfterMs} ms`, {
-      retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
-    });
+    const retryAfterSeconds = Math.ceil(retryAfterMs / 1000);
+    throw new CapacityError('rate_limit_exceeded', `rate limit reached: this client may make ${what}; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
   };
 
   return {
