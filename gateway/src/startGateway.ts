@@ -158,6 +158,10 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     else logger.info(line, "the shared rate limits' store (Redis) answers again");
   });
 
+  if (limits !== undefined && limitStore === undefined && (config.workers ?? 1) > 1) {
+    logger.warn({ workers: config.workers }, 'limits without CHATFLUX_REDIS_URL hold per process: each worker enforces them on its own (set CHATFLUX_REDIS_URL to share them)');
+  }
+
   const app = express();
   app.disable('x-powered-by');
   app.use((req, res, next) => {
