@@ -29,6 +29,7 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retryPolicy.js';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/providers.js';
 export { serverSentEvent } from './core/serverSentEvent.js';
 export { parseChatRequest } from './core/parseChatRequest.js';
+export { fromAnthropicRequest, type FromAnthropicRequestConfig } from './core/fromAnthropicRequest.js';
 export type { ParseChatRequestConfig } from './core/ParseChatRequestConfig.js';
 export type { RequestPolicyConfig } from './core/RequestPolicyConfig.js';
 export { DEFAULT_REQUEST_LIMITS, type RequestLimitsConfig } from './core/requestLimits.js';

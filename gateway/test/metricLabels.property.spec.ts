@@ -92,8 +92,17 @@ it(
     });
     await new Promise<void>((resolve) => upstream!.listen(0, '127.0.0.1', resolve));
     const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    // The answers' logs (resumable answers) are bounded state of their own — by count, bytes and retention, tested in
+    // test/store and gateway/test's 1,000-stream leak test —, kept 1 s here so that the heap measures the labels.
     gateway = await startGateway(
-      loadGatewayConfig({ PORT: '0', CHATFLUX_BASE_URL: upstreamUrl, CHATFLUX_MODEL: 'deepseek-chat', CHATFLUX_MAX_RETRIES: '0', CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '0' }),
+      loadGatewayConfig({
+        PORT: '0',
+        CHATFLUX_BASE_URL: upstreamUrl,
+        CHATFLUX_MODEL: 'deepseek-chat',
+        CHATFLUX_MAX_RETRIES: '0',
+        CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '0',
+        CHATFLUX_STREAM_RETENTION_MS: '1000',
+      }),
       { log: () => undefined },
     );
     const url = gateway.url;

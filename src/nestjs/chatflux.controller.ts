@@ -12,8 +12,9 @@ import { nodeRequest, rawResponse } from './chatflux.utilities.js';
  * Creates the controller of `ChatfluxModule` serving `POST {prefix}/chat/json`, `{prefix}/chat/stream` and
  * `{prefix}/chat/sse`, `GET {prefix}/chat/sse?q=…` (`EventSource`; `?token=…` in place of the key), with
  * `apiKeys` `POST {prefix}/chat/token` (without keys: 404, as the Express router), and OpenAI's
- * `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models` — or, when the prefix already ends in `v1`
- * (`'v1'`, `'api/v1'`), `POST {prefix}/chat/completions` and `GET {prefix}/models`: where an OpenAI client whose base
+ * `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models`, and Anthropic's `POST {prefix}/v1/messages` and
+ * `{prefix}/v1/messages/count_tokens` — or, when the prefix already ends in `v1` (`'v1'`, `'api/v1'`), the same
+ * without the `v1/` (`POST {prefix}/chat/completions`, `GET {prefix}/models`, …): where an OpenAI client whose base
  * URL is `…/{prefix}` asks, never `/v1/v1/…`. A thin adapter: each handler takes the raw request and response (`@Req()`, `@Res()` without
  * passthrough) and hands them to the node endpoints (`createChatEndpoints` on the serving core, the Express router's too), so Nest adds
  * nothing to the wire: neither its 201 for POST nor its SSE plumbing.
@@ -33,6 +34,12 @@ export function createChatController(prefix: string): Type<unknown> {
 
   const completionsRoute: ChatRoute = {
     answerBodyError: (request, response, error) => void endpoints?.completions(request, response, { error }),
+  };
+  const messagesRoute: ChatRoute = {
+    answerBodyError: (request, response, error) => void endpoints?.messages(request, response, { error }),
+  };
+  const countTokensRoute: ChatRoute = {
+    answerBodyError: (request, response, error) => void endpoints?.countTokens(request, response, { error }),
   };
 
   @Controller(prefix)
@@ -102,6 +109,22 @@ export function createChatController(prefix: string): Type<unknown> {
     completions(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
       const { req: node, platform } = nodeRequest(req);
       return this.endpoints.completions(node, rawResponse(res), platform);
+    }
+
+    @Post(`${openAi}messages`)
+    @HttpCode(200)
+    @SetMetadata(CHAT_ROUTE, messagesRoute)
+    messages(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      const { req: node, platform } = nodeRequest(req);
+      return this.endpoints.messages(node, rawResponse(res), platform);
+    }
+
+    @Post(`${openAi}messages/count_tokens`)
+    @HttpCode(200)
+    @SetMetadata(CHAT_ROUTE, countTokensRoute)
+    countTokens(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      const { req: node, platform } = nodeRequest(req);
+      return this.endpoints.countTokens(node, rawResponse(res), platform);
     }
 
     @Get(`${openAi}models`)

@@ -2,6 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { Observable } from 'rxjs';
 import { SERVING_WIRES, type ChatWireFormat, type ServingWire } from '../serve/SERVING_WIRES.js';
 import type { WriteOutcome } from '../serve/WriteOutcome.js';
+import { ANTHROPIC_JSON_WIRE } from '../wire/ANTHROPIC_JSON_WIRE.js';
+import { ANTHROPIC_WIRE } from '../wire/ANTHROPIC_WIRE.js';
 import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
 import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
 import { OPENAI_WIRE } from '../wire/OPENAI_WIRE.js';
@@ -21,6 +23,8 @@ export interface ChatWire extends ServingWire {
 const sendEventSource: ChatWire['send'] = (res, source, config) => writeResponse(res, source, EVENT_SOURCE_WIRE, config);
 const sendOpenAiJson: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_JSON_WIRE, config);
 const sendOpenAi: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_WIRE, config);
+const sendAnthropicJson: ChatWire['send'] = (res, source, config) => writeResponse(res, source, ANTHROPIC_JSON_WIRE, config);
+const sendAnthropic: ChatWire['send'] = (res, source, config) => writeResponse(res, source, ANTHROPIC_WIRE, config);
 
 /**
  * THE wire → writer table of `node:http`: the serving core's table (`SERVING_WIRES`: path, formatter, client call)
@@ -34,4 +38,6 @@ export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
   eventsource: { ...SERVING_WIRES.eventsource, send: sendEventSource },
   openai: { ...SERVING_WIRES.openai, send: sendOpenAiJson },
   'openai-sse': { ...SERVING_WIRES['openai-sse'], send: sendOpenAi },
+  anthropic: { ...SERVING_WIRES.anthropic, send: sendAnthropicJson },
+  'anthropic-sse': { ...SERVING_WIRES['anthropic-sse'], send: sendAnthropic },
 };

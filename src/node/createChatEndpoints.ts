@@ -62,6 +62,28 @@ export interface ChatEndpoints {
    */
   completions(req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
   /**
+   * Serves Anthropic's `POST /v1/messages` (`?beta=true` too): the gateway's key as `x-api-key` or Bearer (401), the
+   * checks of `post` on the request `fromAnthropicRequest` makes of the body (400 naming what cannot be sent to an
+   * OpenAI-compatible provider), then `"stream": true` on the `anthropic-sse` wire (Anthropic's events), anything else
+   * on the `anthropic` wire (one `message`); every refusal is Anthropic's error body with its status.
+   *
+   * @param req - The node request (its body is read here unless a parser read it already).
+   * @param res - The node response, untouched so far.
+   * @param platform - What a platform's own body parser made of the body (see `readJsonBody`).
+   * @returns The writer's outcome (never rejects).
+   */
+  messages(req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
+  /**
+   * Serves Anthropic's `POST /v1/messages/count_tokens`: the checks of `messages`, then `{"input_tokens": n}`, an
+   * estimate (see `countMessageTokens`).
+   *
+   * @param req - The node request.
+   * @param res - The node response, untouched so far.
+   * @param platform - What a platform's own body parser made of the body (see `readJsonBody`).
+   * @returns The writer's outcome (never rejects).
+   */
+  countTokens(req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
+  /**
    * Serves OpenAI's `GET /v1/models`: key (401), then `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`
    * listing the default model, the client's, the request policy's `allowedModels` and `config.models`.
    *
@@ -138,7 +160,7 @@ const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessa
  *    minutes (`closeUnreadRequest`), and its connection is closed.
  *
  * @param config - The client and the endpoints' options.
- * @returns The endpoints: `post`, `query`, `token`, and OpenAI's `completions` and `models`.
+ * @returns The endpoints: `post`, `query`, `token`, OpenAI's `completions` and `models`, Anthropic's `messages` and `countTokens`.
  */
 export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints {
   const core = createServingCore<IncomingMessage>(config);
@@ -202,6 +224,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   return {
     post: (wire, req, res, platform) => settle(core.post(wire, exchangeOf(req, res, platform)), req, res),
     completions: (req, res, platform) => core.completions(exchangeOf(req, res, platform)).then((reply) => write(reply, req, res)),
+    messages: (req, res, platform) => core.messages(exchangeOf(req, res, platform)).then((reply) => write(reply, req, res)),
+    countTokens: (req, res, platform) => write(core.countTokens(exchangeOf(req, res, platform)), req, res),
     models: (req, res) => write(core.models(exchangeOf(req, res)), req, res, false),
     query: (req, res, q) => settle(core.query(exchangeOf(req, res), q), req, res),
     token: (req, res) => write(core.token(exchangeOf(req, res)), req, res),

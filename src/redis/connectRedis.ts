@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
+import { within } from './within.js';
 
 /** A node-redis client speaking RESP2 (flat arrays for hashes and streams), no offline queue. */
 const makeClient = (url: string, connectTimeout: number, reconnectStrategy: (retries: number) => number | false) =>
@@ -47,7 +48,8 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
  * The Redis connection handling of `chatflux/redis`, written once for its stores (the stream log, the rate-limit
  * store): node-redis clients with RESP2, no offline queue (a command while Redis is down fails at once, it is never
  * queued behind the outage), short command timeouts, reconnection in the background with capped backoff, a bounded
- * wait for the first connect, and scripts by SHA-1.
+ * wait for the first connect, a hard deadline on every reply (`within`: node-redis's own timeout covers only the
+ * write), and scripts by SHA-1.
  *
  * @param config - The URL, the timeouts and the error hooks.
  * @returns The connection (its command client connecting).
@@ -87,7 +89,7 @@ export function connectRedis(config: RedisConnectionConfig): RedisConnection {
   const send = async (args: string[], timeout = commandTimeoutMs): Promise<RedisReply> => {
     if (!client.isReady) throw new Error('Redis is not connected');
     try {
-      return (await client.sendCommand(args, { timeout })) as RedisReply;
+      return (await within(client.sendCommand(args, { timeout }), timeout)) as RedisReply;
     } catch (error) {
       return failed(error);
     }
@@ -106,7 +108,7 @@ export function connectRedis(config: RedisConnectionConfig): RedisConnection {
       const rest = [String(keys.length), ...keys, ...args.map(String)];
       if (!client.isReady) throw new Error('Redis is not connected');
       try {
-        return (await client.sendCommand(['EVALSHA', sha, ...rest], { timeout: commandTimeoutMs })) as RedisReply;
+        return (await within(client.sendCommand(['EVALSHA', sha, ...rest], { timeout: commandTimeoutMs }), commandTimeoutMs)) as RedisReply;
       } catch (error) {
         if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) failed(error);
       }
@@ -118,10 +120,14 @@ export function connectRedis(config: RedisConnectionConfig): RedisConnection {
       await Promise.all(
         [client, ...others].map(async (used) => {
           try {
-            if (used.isReady) await used.close();
+            if (used.isReady) await within(used.close(), commandTimeoutMs + 1000); // waits for the replies due
             else if (used.isOpen) used.destroy();
           } catch {
-            if (used.isOpen) used.destroy();
+            try {
+              used.destroy(); // a Redis that does not answer
+            } catch {
+              // already closed
+            }
           }
         }),
       );

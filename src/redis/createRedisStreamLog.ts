@@ -13,6 +13,7 @@ import type { StreamReadConfig } from '../store/StreamReadConfig.js';
 import type { RedisStreamLogConfig } from './RedisStreamLogConfig.js';
 import { STREAM_LOG_SCRIPTS } from './STREAM_LOG_SCRIPTS.js';
 import { connectRedis, type RedisClient, type RedisReply } from './connectRedis.js';
+import { within } from './within.js';
 
 type Client = RedisClient;
 type Reply = RedisReply;
@@ -26,8 +27,9 @@ const whole = (name: string, value: number | undefined, fallback: number, min: n
   if (!Number.isSafeInteger(value) || value < min) throw new ConfigError(`createRedisStreamLog: \`${name}\` must be a whole number ≥ ${min}; got ${String(value)}`);
   return value;
 };
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** The per-stream write-behind state of a producer. */
 interface Writer {
@@ -104,7 +106,19 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
   let queued = 0;
   let closed = false;
 
-  const connection = connectRedis({ url: config.url, commandTimeoutMs, maxReconnectDelayMs: 2000, onError, onCommandError: () => local.countError() });
+  // After a failed command (a timeout: Redis hung or slow), new streams open local-only for a while instead of each
+  // waiting out a command timeout before its first byte; commands already running go on.
+  let suspectUntil = 0;
+  const connection = connectRedis({
+    url: config.url,
+    commandTimeoutMs,
+    maxReconnectDelayMs: 2000,
+    onError,
+    onCommandError: () => {
+      local.countError();
+      suspectUntil = Date.now() + Math.max(2000, 2 * commandTimeoutMs);
+    },
+  });
   const { client, newClient, connected, send, evalScript } = connection;
   const subscriber = newClient();
   void subscriber
@@ -131,6 +145,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     writer.pending.length = 0;
     writer.gap = writer.written;
     writer.local.degrade();
+    writer.local.setRemotePresence(false); // no reader elsewhere can follow it now
     settle(writer);
   };
   const applyReply = (writer: Writer, reply: Reply): void => {
@@ -308,7 +323,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     };
     if (local.has(id)) throw new StreamLogError('stream_exists', id, `stream log: the stream ${id} is already in the log; open each stream once, with a new random id`);
     if (!isStreamId(id)) return produceLocally(false); // throws the misuse error
-    if (!client.isReady) return produceLocally(false);
+    if (!client.isReady || Date.now() < suspectUntil) return produceLocally(false);
     let opened: Reply;
     try {
       opened = await evalScript(STREAM_LOG_SCRIPTS.open, [key(id, 'meta'), key(id, 'lease')], [
@@ -462,9 +477,8 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
       }
       let healthy = true;
       try {
-        await blocking.sendCommand(['XREAD', 'COUNT', '1', 'BLOCK', String(blockMs), 'STREAMS', key(id, 'log'), cursor], {
-          timeout: blockMs + commandTimeoutMs + 1000,
-        });
+        const patience = blockMs + commandTimeoutMs + 1000;
+        await within(blocking.sendCommand(['XREAD', 'COUNT', '1', 'BLOCK', String(blockMs), 'STREAMS', key(id, 'log'), cursor], { timeout: patience }), patience);
       } catch (error) {
         healthy = false;
         if (!closed) {
@@ -505,7 +519,7 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
         throw unavailable(id, error);
       }
     },
-    health: () => (client.isReady && !closed ? 'shared' : 'local'),
+    health: () => (client.isReady && !closed && Date.now() >= suspectUntil ? 'shared' : 'local'),
     stats: () => local.stats(),
     close: async () => {
       if (closed) return;

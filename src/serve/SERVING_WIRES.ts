@@ -2,6 +2,8 @@ import { map, type Observable } from 'rxjs';
 import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
 import { restartEvent } from '../client/restartEvent.js';
 import type { ChatRequest } from '../core/schemas/index.js';
+import { ANTHROPIC_JSON_WIRE } from '../wire/ANTHROPIC_JSON_WIRE.js';
+import { ANTHROPIC_WIRE } from '../wire/ANTHROPIC_WIRE.js';
 import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
 import { JSON_WIRE } from '../wire/JSON_WIRE.js';
 import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
@@ -9,6 +11,8 @@ import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
 import { OPENAI_WIRE } from '../wire/OPENAI_WIRE.js';
 import { SSE_WIRE } from '../wire/SSE_WIRE.js';
 import type { WireFormat } from '../wire/WireFormat.js';
+import { toAnthropicEvents } from '../operators/toAnthropicEvents.js';
+import { toAnthropicMessage } from '../operators/toAnthropicMessage.js';
 import { toChatCompletion } from '../operators/toChatCompletion.js';
 import { toChatCompletionChunks } from '../operators/toChatCompletionChunks.js';
 import type { ChatEndpoint } from './ChatRequestLog.js';
@@ -17,9 +21,10 @@ import type { ChatEndpoint } from './ChatRequestLog.js';
  * The three wires of the downstream contract: `json` (`/chat/json`, one object), `ndjson` (`/chat/stream`, one
  * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`); `eventsource`, the `sse` wire
  * of `GET /chat/sse` (a browser's `EventSource`), whose final frame also says not to reconnect; and the two of OpenAI's
- * `/v1/chat/completions`: `openai` (one `chat.completion`) and `openai-sse` (`chat.completion.chunk`s, `"stream": true`).
+ * `/v1/chat/completions`: `openai` (one `chat.completion`) and `openai-sse` (`chat.completion.chunk`s, `"stream": true`);
+ * and the two of Anthropic's `/v1/messages`: `anthropic` (one `message`) and `anthropic-sse` (its events, `"stream": true`).
  */
-export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'eventsource' | 'openai' | 'openai-sse';
+export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'eventsource' | 'openai' | 'openai-sse' | 'anthropic' | 'anthropic-sse';
 
 /** What a wire is, whatever the transport that writes it: its path, its formatter and the client call behind it. */
 export interface ServingWire {
@@ -84,5 +89,16 @@ export const SERVING_WIRES: Readonly<Record<ChatWireFormat, ServingWire>> = {
           includeUsage: (request as { stream_options?: { include_usage?: unknown } | null }).stream_options?.include_usage === true,
         }),
       ),
+  },
+  // Anthropic's endpoint too: the same client calls (routes, failover, continuation, timeouts), reshaped.
+  anthropic: {
+    endpoint: '/v1/messages',
+    format: ANTHROPIC_JSON_WIRE,
+    call: (client, request, options) => client.json(request, options).pipe(toAnthropicMessage({ model: request.model ?? client.model ?? 'unknown' })),
+  },
+  'anthropic-sse': {
+    endpoint: '/v1/messages',
+    format: ANTHROPIC_WIRE,
+    call: (client, request, options) => client.stream(request, options).pipe(toAnthropicEvents({ model: request.model ?? client.model ?? 'unknown' })),
   },
 };

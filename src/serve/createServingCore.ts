@@ -6,7 +6,9 @@ import { isStreamLogError, RequestError, ShutdownError, StreamLogError } from '.
 import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
+import { fromAnthropicRequest } from '../core/fromAnthropicRequest.js';
 import { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
+import { anthropicExchange } from './anthropicExchange.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
 import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
@@ -15,6 +17,7 @@ import { clientKeyOfKey } from './clientKeyOfKey.js';
 import { createStreamId } from './createStreamId.js';
 import type { ChatExchange } from './ChatExchange.js';
 import type { ChatReply, ReplyOptions } from './ChatReply.js';
+import { countMessageTokens } from './countMessageTokens.js';
 import { finishedReconnect } from './finishedReconnect.js';
 import { openAiModelList } from './openAiModelList.js';
 import { produceLogged } from './produceLogged.js';
@@ -53,6 +56,13 @@ export interface ServingCore<R = unknown> {
   query(exchange: ChatExchange<R>, q: unknown): ChatReply | Promise<ChatReply>;
   /** OpenAI's `POST /v1/chat/completions`: the checks of `post`, then the `openai-sse` or `openai` wire by `stream`. */
   completions(exchange: ChatExchange<R>): Promise<ChatReply>;
+  /**
+   * Anthropic's `POST /v1/messages`: its `x-api-key` (or Bearer) checked as the gateway's key, the checks of `post`
+   * on the request `fromAnthropicRequest` makes of the body, then the `anthropic-sse` or `anthropic` wire by `stream`.
+   */
+  messages(exchange: ChatExchange<R>): Promise<ChatReply>;
+  /** Anthropic's `POST /v1/messages/count_tokens`: the checks of `messages`, then an estimate (`countMessageTokens`). */
+  countTokens(exchange: ChatExchange<R>): ChatReply;
   /** OpenAI's `GET /v1/models`: key (401), then the model list. */
   models(exchange: ChatExchange<R>): ChatReply;
   /** `POST /chat/token`: key (401), then `{ token, expiresAt }` with `Cache-Control: no-store`; without keys, 400. */
@@ -351,7 +361,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     );
   };
   /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
-  const readPost = async (exchange: ChatExchange<R>, pending: Pending): Promise<ChatRequest> => {
+  const readPost = async (exchange: ChatExchange<R>, pending: Pending, translate?: (body: unknown) => unknown): Promise<ChatRequest> => {
     authorizeBearer(exchange.header('authorization'), keys);
     pending.owner = ownerOfKey(exchange.header('authorization'));
     await admit(exchange, pending, clientKey(exchange));
@@ -362,7 +372,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     } catch (error) {
       throw toRequestError(error, bodyLimit) ?? error;
     }
-    return parseChatRequest(body, config.model, parseConfig);
+    return parseChatRequest(translate === undefined ? body : translate(body), config.model, parseConfig);
   };
   /** A reply of one value on the `json` or `openai` wire, checked by `answer` (not logged); `track`: in the shutdown. */
   const single = (wire: 'json' | 'openai', answer: () => unknown, track: boolean, headers?: Record<string, string>): ChatReply => ({
@@ -395,6 +405,35 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       } catch (error) {
         return serve('openai', exchange, pending, () => Promise.reject(error), started, ended); // the refusal: no model logged
       }
+    },
+    messages: async (exchange) => {
+      const anthropic = anthropicExchange(exchange);
+      const started = performance.now();
+      const ended = tracked();
+      const pending: Pending = {};
+      // As `completions`: the wire depends on the body's `stream`, the refusal is Anthropic's error body.
+      let stream = false;
+      const translate = (body: unknown): unknown => {
+        stream = (body as { stream?: unknown } | null)?.stream === true;
+        return fromAnthropicRequest(body);
+      };
+      try {
+        if (draining()) throw new ShutdownError();
+        const request = await readPost(anthropic, pending, translate);
+        return serve(stream ? 'anthropic-sse' : 'anthropic', anthropic, pending, () => request, started, ended);
+      } catch (error) {
+        return serve('anthropic', anthropic, pending, () => Promise.reject(error), started, ended);
+      }
+    },
+    countTokens: (exchange) => {
+      const anthropic = anthropicExchange(exchange);
+      const pending: Pending = {};
+      const ended = tracked();
+      const source = defer(async () => {
+        if (draining()) throw new ShutdownError();
+        return countMessageTokens(await readPost(anthropic, pending, (body) => fromAnthropicRequest(body, { countTokens: true })));
+      });
+      return { wire: 'anthropic', source, options: shared, end: (outcome) => (pending.release?.(), ended(outcome)) };
     },
     models: (exchange) =>
       single('openai', () => {

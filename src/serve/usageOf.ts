@@ -1,12 +1,27 @@
 import type { Usage } from '../core/schemas/index.js';
 
+/** Anthropic's usage (`/v1/messages`' message and `message_delta`), as the log counts: the whole prompt, the answer. */
+interface AnthropicUsageLike {
+  input_tokens: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
 /**
- * The usage a written value carries: a chunk's `usage`, or the `usage` of the `data` of a `/chat/json` answer.
+ * The usage a written value carries: a chunk's `usage`, or the `usage` of the `data` of a `/chat/json` answer; an
+ * Anthropic usage (`input_tokens`, …) in the log's terms (`prompt_tokens` its whole prompt, cache reads included).
  *
  * @param value - A value the writer wrote.
  * @returns Its usage, if it has one.
  */
 export function usageOf(value: unknown): Usage | undefined {
-  const record = value as { usage?: Usage; data?: { usage?: Usage } } | null;
-  return record?.usage ?? record?.data?.usage;
+  const record = value as { usage?: Usage | AnthropicUsageLike; data?: { usage?: Usage } } | null;
+  const usage = record?.usage ?? record?.data?.usage;
+  if (usage === undefined || typeof (usage as Partial<AnthropicUsageLike>).input_tokens !== 'number') return usage as Usage | undefined;
+  const anthropic = usage as AnthropicUsageLike;
+  const cached = anthropic.cache_read_input_tokens ?? 0;
+  const prompt = anthropic.input_tokens + cached + (anthropic.cache_creation_input_tokens ?? 0);
+  const completion = anthropic.output_tokens ?? 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(cached > 0 ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
 }

@@ -79,6 +79,11 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
   const settings = resolveStreamLogConfig(config);
   const maxStreams = config.maxStreams ?? 10_000;
   if (!Number.isSafeInteger(maxStreams) || maxStreams <= 0) throw new ConfigError(`stream log: \`maxStreams\` must be a whole number ≥ 1; got ${String(maxStreams)}`);
+  const maxTotalBytes = config.maxTotalBytes ?? 64 * 1024 * 1024;
+  if (!Number.isSafeInteger(maxTotalBytes) || maxTotalBytes <= 0) {
+    throw new ConfigError(`stream log: \`maxTotalBytes\` must be a whole number ≥ 1; got ${String(maxTotalBytes)}`);
+  }
+  let totalBytes = 0;
   const streams = new Map<string, LocalStream>();
   const stats = { opened: 0, degraded: 0, errors: 0, producersLost: 0 };
   let closed = false;
@@ -91,6 +96,7 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
   const drop = (stream: LocalStream): void => {
     if (stream.timer !== undefined) clearTimeout(stream.timer);
     stream.timer = undefined;
+    if (!stream.evicted) totalBytes -= stream.bytes; // its values stay readable to a reader already in them
     stream.evicted = true;
     if (streams.get(stream.id) === stream) streams.delete(stream.id);
     wake(stream);
@@ -132,6 +138,16 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
       victim ??= stream;
     }
     if (victim !== undefined) drop(victim);
+  };
+  /** Whether `size` more bytes fit in all, after dropping the oldest finished streams (never a running one). */
+  const roomFor = (size: number): boolean => {
+    if (totalBytes + size <= maxTotalBytes) return true;
+    for (const stream of streams.values()) {
+      if (stream.outcome === undefined) continue;
+      drop(stream);
+      if (totalBytes + size <= maxTotalBytes) return true;
+    }
+    return false;
   };
 
   const openLocal = (id: string, meta: StreamMetaInit, openConfig: StreamOpenConfig | undefined, hooks: LocalStreamHooks): LocalStreamProducer => {
@@ -204,9 +220,10 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
         const position = stream.appended++;
         stream.lastActivity = Date.now();
         if (!stream.truncated && !stream.evicted) {
-          if (stream.values.length < settings.maxStreamEntries && stream.bytes + data.length <= settings.maxStreamBytes) {
+          if (stream.values.length < settings.maxStreamEntries && stream.bytes + data.length <= settings.maxStreamBytes && roomFor(data.length)) {
             stream.values.push(data);
             stream.bytes += data.length;
+            totalBytes += data.length;
           } else {
             stream.truncated = true;
             if (resumability === 'shared') producer.degrade();

@@ -5,7 +5,7 @@ import type { StreamLog } from './StreamLog.js';
 /**
  * The in-memory {@link StreamLog}: one process, the default. Streams are resumable within this process only (its
  * `health()` is always `'local'`). Bounded: per stream by `maxStreamBytes`/`maxStreamEntries` (past them the rest is
- * not logged and a reader reaching the gap gets `stream_truncated`), in all by `maxStreams`; a finished stream is
+ * not logged and a reader reaching the gap gets `stream_truncated`), in all by `maxStreams` and `maxTotalBytes` (64 MiB); a finished stream is
  * dropped after `retentionMs`, a running one whose producer shows no life for `activeTtlMs` ends as `producer_lost`.
  * Its timers are unref'd (they never hold the process open) and cleared by `close()`.
  *

@@ -18,6 +18,10 @@ export interface WebChatHandlers {
   completions: WebHandler;
   /** OpenAI's `GET /v1/models`: the configured models. */
   models: WebHandler;
+  /** Anthropic's `POST /v1/messages`: one `message`, or Anthropic's events with `"stream": true`. */
+  messages: WebHandler;
+  /** Anthropic's `POST /v1/messages/count_tokens`: `{ input_tokens }`, an estimate. */
+  countTokens: WebHandler;
   /**
    * `GET /chat/streams/{id}` (resume a resumable answer: SSE with `Accept: text/event-stream`, else NDJSON) and
    * `POST /chat/streams/{id}/cancel` (stop it), by the request's path and method: mount it on both. Without the

@@ -108,6 +108,8 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     token: (request) => write(core.token(exchangeOf(request)), request),
     completions: async (request) => write(await core.completions(exchangeOf(request)), request),
     models: (request) => write(core.models(exchangeOf(request)), request),
+    messages: async (request) => write(await core.messages(exchangeOf(request)), request),
+    countTokens: (request) => write(core.countTokens(exchangeOf(request)), request),
     streams: (request) => {
       const match = STREAM_PATH.exec(new URL(request.url).pathname);
       const id = match?.[1] ?? '';

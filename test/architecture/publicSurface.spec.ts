@@ -14,6 +14,7 @@ import * as express from '../../src/express/index';
 import * as nestjs from '../../src/nestjs/index';
 import * as node from '../../src/node/index';
 import * as operators from '../../src/operators/index';
+import * as redis from '../../src/redis/index';
 import * as testing from '../../src/testing/index';
 import * as web from '../../src/web/index';
 import { exportedNames, PUBLIC_ENTRIES, runtimeNames } from '../helpers/publicEntries';
@@ -51,6 +52,7 @@ const MODULES: Record<string, object> = {
   'chatflux/express': express,
   'chatflux/nestjs': nestjs,
   'chatflux/web': web,
+  'chatflux/redis': redis,
   'chatflux/testing': testing,
 };
 const runtime = new Map<string, string[]>(PUBLIC_ENTRIES.map(([specifier]) => [specifier, runtimeNames(MODULES[specifier] ?? {})]));

@@ -162,3 +162,26 @@ export async function installedGatewayProject(): Promise<string> {
   const { tarball } = await packedGatewayTarball();
   return installedProject('gateway', [tarball]);
 }
+
+/**
+ * A temporary project with only `dependencies` installed by npm (a tool a test runs, not a dependency of ours: Claude
+ * Code's native binary), once per run under `name`; npm's cache serves it again next run.
+ *
+ * @returns The project's directory.
+ */
+export function installedToolProject(name: string, dependencies: readonly string[]): Promise<string> {
+  return once(`tool-${name}`, async () => {
+    const dir = join(runDir(), 'tools', name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `chatflux-tool-${name}`, version: '1.0.0', private: true }, null, 2)}\n`);
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...dependencies], {
+      cwd: dir,
+      env: userEnv(),
+      timeout: MAKE_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw failure(`npm install ${dependencies.join(' ')}`, error);
+    });
+    return dir;
+  });
+}

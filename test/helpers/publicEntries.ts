@@ -16,6 +16,7 @@ export const PUBLIC_ENTRIES: ReadonlyArray<readonly [specifier: string, file: st
   ['chatflux/express', 'src/express/index.ts'],
   ['chatflux/nestjs', 'src/nestjs/index.ts'],
   ['chatflux/web', 'src/web/index.ts'],
+  ['chatflux/redis', 'src/redis/index.ts'],
   ['chatflux/testing', 'src/testing/index.ts'],
 ];
 

@@ -291,6 +291,60 @@ describe('createRedisStreamLog', () => {
     ]);
   });
 
+  it('opens new streams local-only at once while Redis hangs (after one timed-out command), shared again after', async () => {
+    const log = await opened({ commandTimeoutMs: 300 });
+    const pid = redis.pid ?? 0;
+    process.kill(pid, 'SIGSTOP'); // Redis hangs: connections stay open, nothing answers
+    try {
+      const first = Date.now();
+      const waited = await log.open(newStreamId(), META); // its open script times out
+      const firstMs = Date.now() - first;
+      expect(waited.resumability).toBe('local');
+      expect(log.health()).toBe('local');
+      const times: number[] = [];
+      for (let n = 0; n < 5; n++) {
+        const started = Date.now();
+        const producer = await log.open(newStreamId(), META);
+        times.push(Date.now() - started);
+        expect(producer.resumability).toBe('local');
+        await producer.end({ kind: 'complete' });
+      }
+      // the later opens do not wait a command timeout each (measured against the first one, which did)
+      expect(firstMs).toBeGreaterThanOrEqual(250);
+      expect(Math.max(...times)).toBeLessThan(firstMs);
+      await waited.end({ kind: 'complete' });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(await eventually(() => log.health() === 'shared', 10_000)).toBe(true);
+    const healed = await log.open(newStreamId(), META);
+    expect(healed.resumability).toBe('shared');
+    await healed.end({ kind: 'complete' });
+  });
+
+  it('abandons a stream whose readers elsewhere were cut off with Redis', async () => {
+    const log = await opened({ leaseMs: LEASE_MS, commandTimeoutMs: 300 });
+    const reader = await opened({ leaseMs: LEASE_MS, commandTimeoutMs: 300 });
+    const id = newStreamId();
+    const producer = await log.open(id, META, { abandonAfterMs: 300 });
+    const detach = producer.attachClient();
+    producer.append('0');
+    const reading = readAll(reader, id);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // the reader's presence reaches the producer
+    detach();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(producer.stopReason).toBeUndefined(); // someone reads, elsewhere
+    await redis.kill();
+    try {
+      producer.append('1'); // its write fails: the stream turns local-only, and nobody elsewhere can follow it
+      expect(await eventually(() => producer.stopReason === 'abandoned', 10_000)).toBe(true);
+      expect((await reading).at(-1)).toMatchObject({ code: 'stream_unavailable' });
+      await producer.end({ kind: 'abandoned' });
+    } finally {
+      await redis.restart();
+    }
+  });
+
   it('opens local-only when Redis is down from the start, without waiting on it', async () => {
     await redis.kill();
     try {

@@ -38,6 +38,34 @@ describe('createMemoryStreamLog', () => {
     await log.close();
   });
 
+  it('holds at most maxTotalBytes in all: the oldest finished streams go first, then a running stream stops logging', async () => {
+    const log = createMemoryStreamLog({ maxTotalBytes: 10 });
+    const [a, b, c] = [newStreamId(), newStreamId(), newStreamId()];
+    const first = await log.open(a, { ownerKeyHash: '', wire: 'sse' });
+    first.append('aaaa');
+    await first.end({ kind: 'complete' });
+    const second = await log.open(b, { ownerKeyHash: '', wire: 'sse' });
+    second.append('bbbb');
+    const third = await log.open(c, { ownerKeyHash: '', wire: 'sse' });
+    third.append('cccc'); // 12 > 10: the finished `a` goes
+    expect(await log.meta(a)).toBeUndefined();
+    expect((await log.meta(b))?.complete).toBe(true);
+    third.append('cc'); // 10: fits
+    third.append('c'); // 11, and only running streams are left: c stops logging
+    expect((await log.meta(c))?.complete).toBe(false);
+    expect((await log.meta(b))?.complete).toBe(true);
+    await third.end({ kind: 'complete' });
+    const records = await readAll(log, c);
+    const error = records.at(-1);
+    expect(isStreamLogError(error) && error.code).toBe('stream_truncated');
+    expect(records.slice(0, -1)).toEqual([
+      { kind: 'value', position: 0, data: 'cccc' },
+      { kind: 'value', position: 1, data: 'cc' },
+    ]);
+    await second.end({ kind: 'complete' });
+    await log.close();
+  });
+
   it('leaves no timer behind once closed', async () => {
     const tracker = trackTimers();
     const log = createMemoryStreamLog();
@@ -56,5 +84,6 @@ describe('createMemoryStreamLog', () => {
     expect(() => createMemoryStreamLog({ retentionMs: 86_400_001 })).toThrow(/retentionMs/);
     expect(() => createMemoryStreamLog({ maxStreamBytes: 0 })).toThrow(/maxStreamBytes/);
     expect(() => createMemoryStreamLog({ maxStreams: 1.5 })).toThrow(/maxStreams/);
+    expect(() => createMemoryStreamLog({ maxTotalBytes: -1 })).toThrow(/maxTotalBytes/);
   });
 });
