@@ -69,6 +69,18 @@ describe('limits, in one process', () => {
     expect(JSON.parse(refused.body)).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' }, done: true });
   });
 
+  it('sends the headers on Anthropic\'s /v1/messages too (its x-api-key counted as the key), and its 429 in Anthropic\'s shape', async () => {
+    const [node] = await startBoth({ limits: { requestsPerMinute: 1 } });
+    const body = { model: 'deepseek-chat', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }], stream: true };
+    const first = await rawRequest(`${node}/v1/messages`, { headers: { 'x-api-key': KEY }, body });
+    expect(first.status).toBe(200);
+    expect(first.headers).toMatchObject({ 'x-ratelimit-limit-requests': '1', 'x-ratelimit-remaining-requests': '0', 'ratelimit-policy': '"requests";q=1;w=60' });
+    const second = await rawRequest(`${node}/v1/messages`, { headers: { 'x-api-key': KEY }, body });
+    expect(second.status).toBe(429);
+    expect(Number(second.headers['retry-after-ms'])).toBeGreaterThan(0);
+    expect(JSON.parse(second.body)).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+  });
+
   it('sends none of it without limits (the per-process maxConcurrentPerClient alone, as before)', async () => {
     const [node, web] = await startBoth({});
     for (const url of [node, web]) {
