@@ -5,6 +5,13 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import { LAYERS, layerZones } from './scripts/layers.mjs';
 import { importCircles } from './scripts/importCircles.mjs';
 
+/** How import-x resolves imports (the tsconfig's paths: `chatflux` → src/), for the library's and the gateway's files. */
+const importSettings = {
+  ...importX.flatConfigs.typescript.settings,
+  'import-x/resolver': undefined,
+  'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'gateway/dist/**', 'docs/**', 'coverage/**', 'node_modules/**', 'bench/.tmp/**', 'gateway/src/public/**', 'test/examples/.readme-snippets-*/**'] },
   js.configs.recommended,
@@ -27,11 +34,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX, chatflux: importCircles },
-    settings: {
-      ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver': undefined,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
-    },
+    settings: importSettings,
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: layerZones(LAYERS) }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
@@ -43,11 +46,7 @@ export default tseslint.config(
   {
     files: ['gateway/src/**/*.ts'],
     plugins: { 'import-x': importX, chatflux: importCircles },
-    settings: {
-      ...importX.flatConfigs.typescript.settings,
-      'import-x/resolver': undefined,
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
-    },
+    settings: importSettings,
     rules: {
       'no-restricted-imports': [
         'error',

@@ -147,7 +147,7 @@ const StreamsSchema = z.strictObject({
   resumable: option(z.boolean().default(true), {
     description: 'Resumable answers (Chatflux-Stream-Id, Last-Event-ID, GET /chat/streams/{id}, cancel); false: a disconnect aborts the upstream at once.',
   }),
-  redisUrl: option(z.string().regex(/^(rediss?|unix):\/\//).optional(), {
+  redisUrl: option(z.string().regex(/^rediss?:\/\//).optional(), {
     description: 'The shared stream log: every instance resumes and cancels every answer.',
     defaultText: 'none: in memory, this instance only',
     range: SECRET,

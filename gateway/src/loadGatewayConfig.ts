@@ -166,7 +166,7 @@ export interface GatewayConfig {
   /** The API keys of route targets, read from the variables their `apiKeyEnv` names (by variable name). Secret. */
   routeKeys?: Record<string, string>;
   /**
-   * `CHATFLUX_REDIS_URL` (`redis://…`, `rediss://…`, `unix://…`): the shared stream log, so that every instance can
+   * `CHATFLUX_REDIS_URL` (`redis://…`, `rediss://…`): the shared stream log, so that every instance can
    * resume (and cancel) every answer. Default none: an in-memory log, answers resumable on the instance that made
    * them. Secret (it may hold a password).
    */
@@ -302,6 +302,11 @@ export function loadGatewayConfig(env: Record<string, string | undefined>, optio
   }
   const tokenSecret = value<string>('serve.tokenSecret');
   if (tokenSecret !== undefined && tokenSecret.length < 16) throw new ConfigError(`${named('serve.tokenSecret')} must be at least 16 characters (a random string): fix or unset it.`);
+  // Checked here, not first by createRedisStreamLog at start: --check-config must fail on it too. Never echoed (a password).
+  const redisUrl = value<string>('streams.redisUrl');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError(`${named('streams.redisUrl')} must be a redis:// or rediss:// URL (redis://[:password@]host:port/db): fix or unset it.`);
+  }
   const stripFields = value<string[]>('serve.requestPolicy.stripFields');
   const vital = stripFields?.find((field) => field === 'model' || field === 'messages');
   if (vital !== undefined) {

@@ -60,6 +60,8 @@ const SHUTTING_DOWN = 'the gateway is shutting down; retry the request';
 
 /** How long the gateway waits at start for Redis (`CHATFLUX_REDIS_URL`) to answer before it serves anyway, in ms. */
 const REDIS_CONNECT_WAIT_MS = 2000;
+/** How often at most the gateway logs that Redis is unreachable, in ms. */
+const REDIS_WARN_EVERY_MS = 60_000;
 
 /** What `GET /chat/sse` without `q` asks for: the spec's `new EventSource('/chat/sse')` then streams a demo answer. */
 const DEMO_REQUEST = { messages: [{ role: 'user' as const, content: 'Hello! Please introduce yourself in a few sentences.' }] };
@@ -146,7 +148,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   };
 
   // Resumable answers: a log every instance shares (Redis), else one of this process; off with CHATFLUX_RESUMABLE=false.
-  const streamLog = await openStreamLog(config);
+  const streamLog = await openStreamLog(config, (message) => logger.warn(message));
   if (streamLog !== undefined) telemetry.observeStreamLog(() => streamLog.stats());
 
   // Per-key limits: shared through Redis when CHATFLUX_REDIS_URL is set, else this process's.
@@ -268,17 +270,34 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
  * The gateway's stream log (resumable answers): Redis when `CHATFLUX_REDIS_URL` is set (every instance resumes every
  * answer), else in memory (this instance only); none with `CHATFLUX_RESUMABLE=false`.
  */
-async function openStreamLog(config: GatewayConfig): Promise<StreamLog | undefined> {
+async function openStreamLog(config: GatewayConfig, warn: (message: string) => void): Promise<StreamLog | undefined> {
   if (config.resumable === false) return undefined;
   const retentionMs = config.streamRetentionMs ?? GATEWAY_DEFAULTS.streams.retentionMs;
   if (config.redisUrl === undefined) return createMemoryStreamLog({ retentionMs });
   const { createRedisStreamLog } = await import('chatflux/redis');
-  const log = createRedisStreamLog({ url: config.redisUrl, retentionMs, ...(config.streamLeaseMs === undefined ? {} : { leaseMs: config.streamLeaseMs }) });
+  // Redis unreachable (down, a wrong password, a wrong host) is said in the log — at most once a minute, not per
+  // reconnect, and never with the URL's password — else the only sign is `Chatflux-Resumable: local` on each answer.
+  const url = URL.canParse(config.redisUrl) ? new URL(config.redisUrl) : undefined;
+  const password = url === undefined ? '' : decodeURIComponent(url.password);
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  const unreachable = (reason: string): void => {
+    if (Date.now() - warnedAt < REDIS_WARN_EVERY_MS) return;
+    warnedAt = Date.now();
+    const said = password === '' ? reason : reason.split(password).join('[redacted]');
+    warn(`stream log: Redis at ${url?.host ?? '(the configured URL)'} is unreachable (${said}); answers are resumable on this instance only until it answers`);
+  };
+  const log = createRedisStreamLog({
+    url: config.redisUrl,
+    retentionMs,
+    ...(config.streamLeaseMs === undefined ? {} : { leaseMs: config.streamLeaseMs }),
+    onError: (error) => unreachable(error.message),
+  });
   // The first answers are resumable everywhere once Redis answers: wait for it a little, never long (a Redis that is
   // down at start leaves the answers local-only, said in their headers, until it comes back).
   for (const deadline = Date.now() + REDIS_CONNECT_WAIT_MS; log.health() !== 'shared' && Date.now() < deadline; ) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  if (log.health() !== 'shared') unreachable(`no answer within ${REDIS_CONNECT_WAIT_MS} ms`);
   return log;
 }
 

@@ -94,9 +94,11 @@ describe('the gateway config file', () => {
     expect(printed['serve']).toMatchObject({ apiKeys: '(2 set)', tokenSecret: '(set)', heartbeatMs: 15_000, bodyLimit: '1mb' });
     expect(printed['telemetry']).toEqual({ metricsToken: '(set)' });
     // what it prints is a config file again (secrets aside): the same sections and keys
-    const { serve: _serve, upstream: _upstream, telemetry: _telemetry, ...rest } = printed;
-    expect(GatewayFileSchema.safeParse(rest).success).toBe(true);
-    expect(Object.keys(printed)).toEqual(['http', 'process', 'upstream', 'limits', 'routes', 'serve', 'telemetry']);
+    expect(printed['streams']).toMatchObject({ resumable: true, redisUrl: '(not set)' });
+    const { serve: _serve, upstream: _upstream, telemetry: _telemetry, streams, ...rest } = printed;
+    const { redisUrl: _redisUrl, ...streamsWithoutSecret } = streams ?? {};
+    expect(GatewayFileSchema.safeParse({ ...rest, streams: streamsWithoutSecret }).success).toBe(true);
+    expect(Object.keys(printed)).toEqual(['http', 'process', 'upstream', 'limits', 'routes', 'serve', 'streams', 'telemetry']);
   });
 
   it('takes the CHATFLUX_* variables over the file, one key each, and CHATFLUX_CONFIG for --config', () => {
@@ -129,7 +131,7 @@ describe('the gateway config file', () => {
 
   it.each([
     ['serve:\n  heartbeat: 5000\n', /^serve\.heartbeat \(gateway-\d+\.yaml:2\): unknown key serve\.heartbeat; serve takes .*heartbeatMs/],
-    ['upstrem:\n  retry: 1\n', /^upstrem \(gateway-\d+\.yaml:1\): unknown key upstrem; the sections are http, process, upstream, limits, routes, serve, telemetry\.$/],
+    ['upstrem:\n  retry: 1\n', /^upstrem \(gateway-\d+\.yaml:1\): unknown key upstrem; the sections are http, process, upstream, limits, routes, serve, streams, telemetry\.$/],
     ['http:\n  port: 3000\nserve:\n  heartbeatMs: -1\n', /^serve\.heartbeatMs \(gateway-\d+\.yaml:4\): must be an integer from 0 to 3600000, got -1\.$/],
     ['upstream:\n  retry: many\n', /^upstream\.retry \(gateway-\d+\.yaml:2\): must be an integer from 0 to 10, got "many"\.$/],
     ['upstream:\n  provider: deepsek\n', /^upstream\.provider \(gateway-\d+\.yaml:2\): /],

@@ -208,4 +208,14 @@ describe('loadGatewayConfig', () => {
     expect(bad).toThrow(/CHATFLUX_METRICS_TOKEN must be one word/);
     expect(bad).not.toThrow(/metrics secret/);
   });
+
+  it('CHATFLUX_REDIS_URL: a redis:// or rediss:// URL, checked at load (so --check-config fails too), without printing it', () => {
+    expect(loadGatewayConfig({ CHATFLUX_REDIS_URL: 'redis://:pw@127.0.0.1:6379/0' }).redisUrl).toBe('redis://:pw@127.0.0.1:6379/0');
+    for (const url of ['unix:///tmp/redis-secret.sock', 'http://user:hunter2-secret@127.0.0.1:6379']) {
+      const bad = (): unknown => loadGatewayConfig({ CHATFLUX_REDIS_URL: url });
+      expect(bad).toThrow(ConfigError);
+      expect(bad).toThrow(/CHATFLUX_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+      expect(bad).not.toThrow(/secret/);
+    }
+  });
 });

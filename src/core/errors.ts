@@ -47,13 +47,7 @@ export type ChatfluxErrorCode =
   | 'forbidden'
   | 'client_stalled'
   // a logged (resumable) stream: the log's answers, and how a stream ended other than by its answer
-  | 'stream_not_found'
-  | 'stream_unavailable'
-  | 'stream_truncated'
-  | 'stream_exists'
-  | 'cancelled'
-  | 'abandoned'
-  | 'producer_lost'
+  | StreamLogErrorCode
   // a programmer's misuse of the API
   | 'invalid_config';
 

@@ -2,9 +2,30 @@ import type { AnthropicUsage } from './toAnthropicUsage.js';
 
 /** A content block of Anthropic's message: text, thinking (its `signature` empty: no provider signs it) or a tool call. */
 export type AnthropicContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
+  | {
+      /** A text block. */
+      type: 'text';
+      /** Its text (empty in `content_block_start`: `text_delta`s follow). */
+      text: string;
+    }
+  | {
+      /** A thinking block (the provider's reasoning: DeepSeek's `reasoning_content`). */
+      type: 'thinking';
+      /** Its text (empty in `content_block_start`: `thinking_delta`s follow). */
+      thinking: string;
+      /** Always empty: no OpenAI-compatible provider signs its reasoning. */
+      signature: string;
+    }
+  | {
+      /** A tool call. */
+      type: 'tool_use';
+      /** The call's id, as the provider gave it. */
+      id: string;
+      /** The tool's name. */
+      name: string;
+      /** The parsed arguments (`{}` in `content_block_start`: `input_json_delta`s follow). */
+      input: unknown;
+    };
 
 /** Anthropic's `message` object: the non-streaming answer of `POST /v1/messages`, and the shell `message_start` carries. */
 export interface AnthropicMessage {
@@ -32,12 +53,62 @@ export interface AnthropicMessage {
  * error frame: they are not values.
  */
 export type AnthropicEvent =
-  | { type: 'message_start'; message: AnthropicMessage }
-  | { type: 'content_block_start'; index: number; content_block: AnthropicContentBlock }
   | {
-      type: 'content_block_delta';
-      index: number;
-      delta: { type: 'text_delta'; text: string } | { type: 'thinking_delta'; thinking: string } | { type: 'input_json_delta'; partial_json: string };
+      /** The first event. */
+      type: 'message_start';
+      /** The message's shell: no content yet, zero usage. */
+      message: AnthropicMessage;
     }
-  | { type: 'content_block_stop'; index: number }
-  | ({ type: 'message_delta'; delta: { stop_reason: string; stop_sequence: string | null }; usage: AnthropicUsage } & Record<string, unknown>);
+  | {
+      /** A block begins. */
+      type: 'content_block_start';
+      /** The block's place in the message (0, 1, …). */
+      index: number;
+      /** The block, empty. */
+      content_block: AnthropicContentBlock;
+    }
+  | {
+      /** A piece of a block. */
+      type: 'content_block_delta';
+      /** The block it belongs to. */
+      index: number;
+      /** The piece. */
+      delta:
+        | {
+            /** A piece of a text block. */
+            type: 'text_delta';
+            /** The text. */
+            text: string;
+          }
+        | {
+            /** A piece of a thinking block. */
+            type: 'thinking_delta';
+            /** The reasoning text. */
+            thinking: string;
+          }
+        | {
+            /** A piece of a tool call's arguments. */
+            type: 'input_json_delta';
+            /** A fragment of the arguments' JSON text. */
+            partial_json: string;
+          };
+    }
+  | {
+      /** A block ends. */
+      type: 'content_block_stop';
+      /** The block. */
+      index: number;
+    }
+  | ({
+      /** The message's end: why, and the usage. */
+      type: 'message_delta';
+      /** Why it ended. */
+      delta: {
+        /** `end_turn`, `max_tokens`, `tool_use`, `stop_sequence` or `refusal`. */
+        stop_reason: string;
+        /** Always `null` (OpenAI-compatible providers do not say which sequence stopped them). */
+        stop_sequence: string | null;
+      };
+      /** The answer's usage. */
+      usage: AnthropicUsage;
+    } & Record<string, unknown>);

@@ -17,6 +17,7 @@ export { toChatCompletion } from './toChatCompletion.js';
 export { toAnthropicEvents, type ToAnthropicEventsConfig } from './toAnthropicEvents.js';
 export { toAnthropicMessage, type ToAnthropicMessageConfig } from './toAnthropicMessage.js';
 export type { AnthropicEvent, AnthropicMessage, AnthropicContentBlock } from './AnthropicEvent.js';
+export type { RouteExtensions } from './routeExtensions.js';
 export type { AnthropicUsage } from './toAnthropicUsage.js';
 export { toNdjson, type ToNdjsonConfig } from '../wire/toNdjson.js';
 export { toSse, type ToSseConfig } from '../wire/toSse.js';

@@ -16,6 +16,8 @@ export interface ResumableSettings {
 
 /** The longest retention a finished answer can have: a day. */
 const MAX_RETENTION_MS = 86_400_000;
+/** The longest delay a Node timer keeps (2^31 - 1 ms): an abandon time past it is never. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Resolves the serving core's `resumable` option: `undefined` when off, else the log (the given one, or an in-memory
@@ -28,14 +30,19 @@ const MAX_RETENTION_MS = 86_400_000;
 export function resolveResumable(config: boolean | ResumableConfig | undefined): ResumableSettings | undefined {
   if (config === undefined || config === false) return undefined;
   const options: ResumableConfig = config === true ? {} : config;
-  const retentionMs = durationMs('resumable.retentionMs', options.retentionMs, 600_000);
-  if (retentionMs > MAX_RETENTION_MS) {
-    throw new ConfigError(`resumable.retentionMs must be at most ${MAX_RETENTION_MS} (24 h), got ${retentionMs}.`);
+  // Checked before durationMs, which reads a time past a timer's range (Infinity too) as none — 0, here "at once".
+  const { retentionMs: givenRetention, abandonAfterMs: givenAbandon } = options;
+  if (typeof givenRetention === 'number' && givenRetention > MAX_RETENTION_MS) {
+    throw new ConfigError(`resumable.retentionMs must be at most ${MAX_RETENTION_MS} (24 h), got ${givenRetention}.`);
+  }
+  const retentionMs = durationMs('resumable.retentionMs', givenRetention, 600_000);
+  if (givenAbandon !== undefined && givenAbandon !== Number.POSITIVE_INFINITY && !(Number.isSafeInteger(givenAbandon) && givenAbandon >= 0)) {
+    throw new ConfigError(`resumable.abandonAfterMs must be a whole number of ms ≥ 0 (0: at once) or Infinity (never), got ${String(givenAbandon)}; omit it for 60000.`);
   }
   return {
     log: options.log ?? createMemoryStreamLog({ retentionMs }),
-    // `Infinity`: never abandoned (durationMs would read a time past a timer's range as none, i.e. at once).
-    abandonAfterMs: options.abandonAfterMs === Number.POSITIVE_INFINITY ? undefined : durationMs('resumable.abandonAfterMs', options.abandonAfterMs, 60_000),
+    // Past a timer's range (`Infinity` too): never abandoned.
+    abandonAfterMs: givenAbandon !== undefined && givenAbandon > MAX_TIMER_MS ? undefined : (givenAbandon ?? 60_000),
     retryAfterMs: durationMs('resumable.retryAfterMs', options.retryAfterMs, 2_000),
   };
 }

@@ -100,7 +100,7 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
     stream.evicted = true;
     if (streams.get(stream.id) === stream) streams.delete(stream.id);
     wake(stream);
-    stream.onPresence?.(); // clears the abandon timer of a producer whose stream is gone
+    stream.onPresence?.(); // a producer whose stream is gone: abandoned once nobody is attached, its timer cleared on close
   };
   const finish = (stream: LocalStream, outcome: StreamOutcome): void => {
     stream.outcome = outcome;
@@ -194,7 +194,8 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
     };
     const presence = (): void => {
       const someone = stream.attached > 0 || remotePresent;
-      if (someone || stream.outcome !== undefined || stream.evicted || stopReason !== undefined || abandonAfterMs === undefined || closed) {
+      // A stream the cap dropped still runs: with nobody attached it is abandoned as any other (no reader can come back).
+      if (someone || stream.outcome !== undefined || stopReason !== undefined || abandonAfterMs === undefined || closed) {
         if (abandonTimer !== undefined) clearTimeout(abandonTimer);
         abandonTimer = undefined;
         return;

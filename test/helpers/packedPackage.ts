@@ -85,23 +85,26 @@ export interface PackedTarball {
 const failure = (what: string, error: { stdout?: string; stderr?: string; message?: string }): Error =>
   new Error(`${what} failed: ${(error.stderr || error.stdout || error.message || '').trim().split('\n').slice(-15).join('\n')}`);
 
+/** `npm pack` in `cwd` (with `args`), into the run's pack directory; what npm says it packed. */
+async function npmPack(cwd: string, args: readonly string[], what: string): Promise<PackedTarball> {
+  const destination = join(runDir(), 'pack');
+  mkdirSync(destination, { recursive: true });
+  const { stdout } = await run('npm', ['pack', '--json', ...args, '--pack-destination', destination], {
+    cwd,
+    env: userEnv(),
+    timeout: MAKE_TIMEOUT_MS,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout?: string; stderr?: string }) => {
+    throw failure(what, error);
+  });
+  const [result] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; name: string; version: string; files: Array<{ path: string }> }>;
+  if (result === undefined) throw new Error(`${what} printed no result: ${stdout}`);
+  return { tarball: join(destination, result.filename), files: result.files.map((file) => file.path).sort(), name: result.name, version: result.version };
+}
+
 /** `npm pack` of the repository, as `npm publish` would make it (its `prepare` script builds dist/), once per run. */
 export function packedTarball(): Promise<PackedTarball> {
-  return once('pack', async () => {
-    const destination = join(runDir(), 'pack');
-    mkdirSync(destination, { recursive: true });
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], {
-      cwd: ROOT,
-      env: userEnv(),
-      timeout: MAKE_TIMEOUT_MS,
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw failure('npm pack', error);
-    });
-    const [result] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; name: string; version: string; files: Array<{ path: string }> }>;
-    if (result === undefined) throw new Error(`npm pack printed no result: ${stdout}`);
-    return { tarball: join(destination, result.filename), files: result.files.map((file) => file.path).sort(), name: result.name, version: result.version };
-  });
+  return once('pack', () => npmPack(ROOT, [], 'npm pack'));
 }
 
 /**
@@ -112,18 +115,7 @@ export function packedTarball(): Promise<PackedTarball> {
 export function packedGatewayTarball(): Promise<PackedTarball> {
   return once('pack-gateway', async () => {
     await packedTarball();
-    const destination = join(runDir(), 'pack');
-    const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], {
-      cwd: join(ROOT, 'gateway'),
-      env: userEnv(),
-      timeout: MAKE_TIMEOUT_MS,
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw failure('npm pack (gateway)', error);
-    });
-    const [result] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; name: string; version: string; files: Array<{ path: string }> }>;
-    if (result === undefined) throw new Error(`npm pack printed no result: ${stdout}`);
-    return { tarball: join(destination, result.filename), files: result.files.map((file) => file.path).sort(), name: result.name, version: result.version };
+    return npmPack(join(ROOT, 'gateway'), ['--ignore-scripts'], 'npm pack (gateway)');
   });
 }
 

@@ -38,6 +38,21 @@ describe('createMemoryStreamLog', () => {
     await log.close();
   });
 
+  it('still abandons a running stream dropped by the cap once its client leaves (nobody can resume or cancel it)', async () => {
+    const log = createMemoryStreamLog({ maxStreams: 1 });
+    const producer = await log.open(newStreamId(), { ownerKeyHash: '', wire: 'sse' }, { abandonAfterMs: 50 });
+    const detach = producer.attachClient();
+    await log.open(newStreamId(), { ownerKeyHash: '', wire: 'sse' }); // the cap drops the running stream
+    detach(); // its client goes away: no reader can ever come back to it
+    const stopped = await new Promise<boolean>((resolve) => {
+      const giveUp = setTimeout(() => resolve(false), 10_000);
+      producer.signal.addEventListener('abort', () => (clearTimeout(giveUp), resolve(true)), { once: true });
+    });
+    expect(stopped).toBe(true);
+    expect(producer.stopReason).toBe('abandoned');
+    await log.close();
+  });
+
   it('holds at most maxTotalBytes in all: the oldest finished streams go first, then a running stream stops logging', async () => {
     const log = createMemoryStreamLog({ maxTotalBytes: 10 });
     const [a, b, c] = [newStreamId(), newStreamId(), newStreamId()];
