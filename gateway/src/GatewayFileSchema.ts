@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_POOL, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUTS, PROVIDERS } from 'chatflux';
+import { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_POOL, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUTS, PROVIDERS, RATE_LIMIT_DEFAULTS } from 'chatflux';
 import { describeOptions, option, type OptionDoc, ServingOptionsSchema, SERVING_DEFAULTS } from 'chatflux/node';
 import { RoutesSchema } from './loadRoutes.js';
 
@@ -101,6 +101,25 @@ const LimitsSchema = z.strictObject({
   connections: integer(1, 65_536, DEFAULT_POOL.connections, { description: 'The size of the upstream connection pool.' }),
   connectionWaitMs: integer(0, DAY_MS, DEFAULT_POOL.connectionWaitMs, { description: 'The longest wait for a free upstream connection, then 503 upstream_busy, ms.' }),
   maxAnswerChars: integer(0, 1_073_741_824, DEFAULT_MAX_ANSWER_CHARS, { description: 'The most a /chat/json answer may hold, in characters; 0: no cap.' }),
+  requestsPerMinute: someInteger(1, 1_000_000_000, {
+    description: 'Per key: requests admitted per minute (GCRA), shared by every instance through streams.redisUrl; more get 429 rate_limit_exceeded.',
+    defaultText: 'none',
+  }),
+  maxConcurrent: someInteger(1, 1_000_000, {
+    description: 'Per key: requests running at once, shared by every instance through streams.redisUrl; more get 429 rate_limit_exceeded.',
+    defaultText: 'none',
+  }),
+  perKey: option(z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.strictObject({ requestsPerMinute: z.number().int().min(1).max(1_000_000_000).optional(), maxConcurrent: z.number().int().min(1).max(1_000_000).optional() })).optional(), {
+    description: 'Limits of one key, over the defaults: keyed by the environment variable holding the key (one of serve.apiKeys).',
+    type: 'Record<VARIABLE, { requestsPerMinute?, maxConcurrent? }>',
+    defaultText: 'none',
+    range: 'a map of variable names (GATEWAY_KEY_ALICE) to { requestsPerMinute?, maxConcurrent? }',
+  }),
+  onStoreFailure: option(z.enum(['local', 'open', 'closed']).default(RATE_LIMIT_DEFAULTS.onStoreFailure), {
+    description: 'Redis down: local (each instance enforces its share, limit / expectedInstances), open (no limit) or closed (503); logged and counted.',
+  }),
+  expectedInstances: integer(1, 10_000, RATE_LIMIT_DEFAULTS.expectedInstances, { description: 'How many processes share the limits (instances × workers), for the local policy\'s share.' }),
+  placeTtlMs: integer(100, HOUR_MS, RATE_LIMIT_DEFAULTS.placeTtlMs, { description: 'How long a running request\'s place lasts unrenewed: a dead process\'s places free after it, ms.' }),
 });
 
 /** What clients may ask for (`requestPolicy`, checked again by `checkRequestPolicy`). */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatRequestLog, ChatRouteEvent, StreamLogStats, TelemetryConfig } from 'chatflux';
+import type { ChatRequestLog, ChatRouteEvent, RateLimitStoreEvent, StreamLogStats, TelemetryConfig } from 'chatflux';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -39,6 +39,11 @@ export interface GatewayTelemetry {
    * (the shared log unreachable, its queue full, or a stream past its cap), store commands that failed, producers lost.
    */
   observeStreamLog(read: () => StreamLogStats): void;
+  /**
+   * Counts an outage of the shared rate limits' store (`chatflux.limits.store.failures`, by the policy applied) and
+   * says whether it fails now (`chatflux.limits.store.failing`: 1 while it does).
+   */
+  countLimitsStoreEvent(event: RateLimitStoreEvent): void;
   /** Counts a route's event: attempts by outcome, circuit breaker transitions by the state entered. */
   countRouteEvent(event: ChatRouteEvent): void;
   /** The active span's trace and span ids, for a log line. */
@@ -109,6 +114,10 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
   const poolInUse = meter.createObservableGauge('chatflux.upstream.connections.in_use', { unit: '{connection}', description: 'Upstream connections in use.' });
   const routeAttempts = meter.createCounter('chatflux.route.attempts', { unit: '{attempt}', description: "Routes' attempts, by route, target and outcome (completed, cut, failed, retried, skipped)." });
   const breakerTransitions = meter.createCounter('chatflux.route.breaker.transitions', { unit: '{transition}', description: "Routes' circuit breaker state changes, by route, target and the state entered." });
+  const limitsFailures = meter.createCounter('chatflux.limits.store.failures', { unit: '{outage}', description: "Outages of the shared rate limits' store (Redis), by the failure policy applied meanwhile." });
+  const limitsFailingGauge = meter.createObservableGauge('chatflux.limits.store.failing', { unit: '1', description: "1 while the shared rate limits' store (Redis) is unreachable and the failure policy applies." });
+  let limitsFailing = 0;
+  limitsFailingGauge.addCallback((result) => result.observe(limitsFailing));
   const poolWaiting = meter.createObservableGauge('chatflux.upstream.connections.waiting', { unit: '{request}', description: 'Requests waiting for an upstream connection.' });
 
   return {
@@ -173,6 +182,10 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
         },
         [opened, degraded, errors, lost],
       );
+    },
+    countLimitsStoreEvent: (event) => {
+      limitsFailing = event.state === 'failing' ? 1 : 0;
+      if (event.state === 'failing') limitsFailures.add(1, { 'chatflux.limits.policy': event.policy });
     },
     countRouteEvent: (event) => {
       if (event.type === 'attempt') routeAttempts.add(1, { 'chatflux.route': event.route, 'chatflux.route.target': event.target, 'chatflux.route.outcome': event.outcome });

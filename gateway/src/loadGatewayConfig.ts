@@ -8,6 +8,24 @@ import { checkRouteTable, loadRoutes, type GatewayRoute } from './loadRoutes.js'
 import { readGatewayFile } from './readGatewayFile.js';
 import { resolveWorkerCount } from './resolveWorkerCount.js';
 
+/** The gateway's per-key limits, as its config file and `CHATFLUX_*` variables set them (see `GatewayConfig.limits`). */
+export interface GatewayLimits {
+  /** Requests admitted per minute, per key. */
+  requestsPerMinute?: number;
+  /** Requests running at once, per key. */
+  maxConcurrent?: number;
+  /** Each key's own limits, by the environment variable holding the key (resolved by `startGateway`). */
+  perKey?: Record<string, { requestsPerMinute?: number; maxConcurrent?: number }>;
+  /** `perKey` resolved: each key (secret) with its own limits. */
+  keyRules?: Array<{ key: string; requestsPerMinute?: number; maxConcurrent?: number }>;
+  /** Redis down: `local` (default), `open` or `closed`. */
+  onStoreFailure?: 'local' | 'open' | 'closed';
+  /** The processes sharing the limits, for the `local` policy. Default 1. */
+  expectedInstances?: number;
+  /** How long a running request's place lasts unrenewed, ms. Default 30000. */
+  placeTtlMs?: number;
+}
+
 /** Where the gateway gets its answers: the built-in emulator, or a provider preset (`PROVIDERS`). */
 export type GatewayProvider = 'emulator' | ProviderName;
 
@@ -81,6 +99,14 @@ export interface GatewayConfig {
   jsonTimeoutMs?: number;
   /** `CHATFLUX_UPSTREAM_CONNECTIONS`: the size of the upstream connection pool (default 128). */
   upstreamConnections?: number;
+  /**
+   * The per-key limits (`limits.requestsPerMinute`, `CHATFLUX_REQUESTS_PER_MINUTE`; `limits.maxConcurrent`,
+   * `CHATFLUX_MAX_CONCURRENT`; `limits.perKey` (file only): each key's own, by the variable that holds it;
+   * `limits.onStoreFailure`, `CHATFLUX_LIMITS_ON_STORE_FAILURE`; `limits.expectedInstances`,
+   * `CHATFLUX_EXPECTED_INSTANCES`; `limits.placeTtlMs`, `CHATFLUX_LIMITS_PLACE_TTL_MS`), shared through Redis when
+   * `CHATFLUX_REDIS_URL` is set. Absent when nothing is limited.
+   */
+  limits?: GatewayLimits;
   /** `CHATFLUX_CONNECTION_WAIT_MS`: the longest wait for a free upstream connection, then 503 `upstream_busy` (default 10000). */
   connectionWaitMs?: number;
   /**
@@ -312,6 +338,17 @@ export function loadGatewayConfig(env: Record<string, string | undefined>, optio
   const apiKey = config.apiKey ?? (providerKey === undefined ? undefined : text(env, providerKey));
   if (apiKey !== undefined) config.apiKey = apiKey;
   if (config.requestPolicy !== undefined && Object.keys(config.requestPolicy).length === 0) delete config.requestPolicy;
+  const perKey = config.limits?.perKey ?? {};
+  const keyRules: NonNullable<GatewayLimits['keyRules']> = [];
+  for (const [variable, rule] of Object.entries(perKey)) {
+    const key = text(env, variable);
+    if (key === undefined) throw new ConfigError(`${named('limits.perKey')}: ${variable} holds no key (it is not set): set it to one of the gateway's keys, or remove its limits.`);
+    if (!config.gatewayKeys.includes(key)) throw new ConfigError(`${named('limits.perKey')}: ${variable} holds a key that is not one of serve.apiKeys (CHATFLUX_GATEWAY_KEYS): its limits would never apply.`);
+    keyRules.push({ key, ...rule });
+  }
+  if (config.limits !== undefined && keyRules.length > 0) config.limits.keyRules = keyRules;
+  const limited = config.limits?.requestsPerMinute !== undefined || config.limits?.maxConcurrent !== undefined || Object.keys(perKey).length > 0;
+  if (!limited) delete config.limits;
   const otlpAll = text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined;
   const otlp = {
     traces: otlpAll || text(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined,

@@ -4,9 +4,9 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import express, { type Request, type Response } from 'express';
 import { throwError } from 'rxjs';
-import { createChatClient, createMemoryStreamLog, type ChatClientConfig, type ChatRequestLog, type ChatRouteEvent, type ChatWireFormat, routeByModel, ConfigError, ShutdownError, type ErrorBody, type StreamLog } from 'chatflux';
+import { createChatClient, createMemoryStreamLog, type ChatClientConfig, type ChatRequestLog, type ChatRouteEvent, type ChatWireFormat, routeByModel, ConfigError, ShutdownError, type ErrorBody, type StreamLog, type RateLimitsConfig, type RateLimitStore } from 'chatflux';
 import { chatRouter } from 'chatflux/express';
-import { createGracefulShutdown, CHAT_WIRES, matchesBearerKey } from 'chatflux/node';
+import { clientKeyOfKey, createGracefulShutdown, CHAT_WIRES, matchesBearerKey } from 'chatflux/node';
 import { createGatewayRoutes } from './createGatewayRoutes.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { listen } from './listen.js';
@@ -151,6 +151,19 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const streamLog = await openStreamLog(config, (message) => logger.warn(message));
   if (streamLog !== undefined) telemetry.observeStreamLog(() => streamLog.stats());
 
+  // Per-key limits: shared through Redis when CHATFLUX_REDIS_URL is set, else this process's.
+  const limitStore = await openLimitStore(config);
+  const limits = limitsOf(config, limitStore, (event) => {
+    telemetry.countLimitsStoreEvent(event);
+    const line = { policy: event.policy, state: event.state, ...(event.error === undefined ? {} : { err: String((event.error as Error).message ?? event.error) }) };
+    if (event.state === 'failing') logger.warn(line, `the shared rate limits' store (Redis) is unreachable: policy ${event.policy}`);
+    else logger.info(line, "the shared rate limits' store (Redis) answers again");
+  });
+
+  if (limits !== undefined && limitStore === undefined && (config.workers ?? 1) > 1) {
+    logger.warn({ workers: config.workers }, 'limits without CHATFLUX_REDIS_URL hold per process: each worker enforces them on its own (set CHATFLUX_REDIS_URL to share them)');
+  }
+
   const app = express();
   app.disable('x-powered-by');
   app.use((req, res, next) => {
@@ -192,6 +205,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
       onHeartbeat: telemetry.countHeartbeat,
       ...(config.requestPolicy === undefined ? {} : { requestPolicy: config.requestPolicy }),
       ...(config.allowSeveralChoices === undefined ? {} : { allowSeveralChoices: config.allowSeveralChoices }),
+      ...(limits === undefined ? {} : { limits }),
       ...(streamLog === undefined ? {} : { resumable: { log: streamLog, abandonAfterMs: config.abandonAfterMs ?? GATEWAY_DEFAULTS.streams.abandonAfterMs } }),
     }),
   );
@@ -220,6 +234,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const port = await listen(server, config.port, config.host).catch(async (error: unknown) => {
     await client.close();
     await streamLog?.close();
+    await limitStore?.close();
     await emulator?.close();
     await telemetry.shutdown();
     throw error;
@@ -239,6 +254,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     await serverClosed;
     await client.close();
     await streamLog?.close();
+    await limitStore?.close();
     await emulator?.close();
     await telemetry.shutdown();
   };
@@ -283,6 +299,33 @@ async function openStreamLog(config: GatewayConfig, warn: (message: string) => v
   }
   if (log.health() !== 'shared') unreachable(`no answer within ${REDIS_CONNECT_WAIT_MS} ms`);
   return log;
+}
+
+/** The shared store of the per-key limits: Redis when `CHATFLUX_REDIS_URL` is set and something is limited. */
+async function openLimitStore(config: GatewayConfig): Promise<RateLimitStore | undefined> {
+  if (config.limits === undefined || config.redisUrl === undefined) return undefined;
+  const { createRedisRateLimitStore } = await import('chatflux/redis');
+  return createRedisRateLimitStore({ url: config.redisUrl });
+}
+
+/**
+ * The serving options' `limits` of the gateway's config (`limits.*`): the defaults, each key's own (by the variable
+ * holding it: its client is `key:<hash>`, as the library counts a key), the store and the failure policy.
+ */
+function limitsOf(config: GatewayConfig, store: RateLimitStore | undefined, onStoreError: NonNullable<RateLimitsConfig['onStoreError']>): RateLimitsConfig | undefined {
+  const given = config.limits;
+  if (given === undefined) return undefined;
+  const perClient = Object.fromEntries((given.keyRules ?? []).map(({ key, ...rule }) => [clientKeyOfKey(key), rule]));
+  return {
+    ...(given.requestsPerMinute === undefined ? {} : { requestsPerMinute: given.requestsPerMinute }),
+    ...(given.maxConcurrent === undefined ? {} : { maxConcurrent: given.maxConcurrent }),
+    perClient,
+    ...(store === undefined ? {} : { store }),
+    onStoreFailure: given.onStoreFailure ?? GATEWAY_DEFAULTS.limits.onStoreFailure,
+    expectedInstances: given.expectedInstances ?? GATEWAY_DEFAULTS.limits.expectedInstances,
+    placeTtlMs: given.placeTtlMs ?? GATEWAY_DEFAULTS.limits.placeTtlMs,
+    onStoreError,
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { DEFAULT_POOL } from '../../src/client/DEFAULT_POOL';
+import { RATE_LIMIT_DEFAULTS } from '../../src/serve/RATE_LIMIT_DEFAULTS';
 import { ConfigError } from '../../src/core/errors';
 import { describeOptions } from '../../src/core/optionDocs';
 import { DEFAULT_RETRY_POLICY } from '../../src/core/retryPolicy';
@@ -159,7 +160,7 @@ describe('the gateway config file', () => {
 
   it('takes its defaults from the library, not from copies', () => {
     expect(GATEWAY_DEFAULTS.upstream).toMatchObject({ retry: DEFAULT_RETRY_POLICY.count, timeouts: { headers: DEFAULT_TIMEOUTS.headers, silence: DEFAULT_TIMEOUTS.silence, firstChunk: DEFAULT_TIMEOUTS.firstChunk, idle: DEFAULT_TIMEOUTS.idle, deadline: DEFAULT_TIMEOUTS.deadline } });
-    expect(GATEWAY_DEFAULTS.limits).toEqual({ connections: DEFAULT_POOL.connections, connectionWaitMs: DEFAULT_POOL.connectionWaitMs, maxAnswerChars: DEFAULT_MAX_ANSWER_CHARS });
+    expect(GATEWAY_DEFAULTS.limits).toEqual({ connections: DEFAULT_POOL.connections, connectionWaitMs: DEFAULT_POOL.connectionWaitMs, maxAnswerChars: DEFAULT_MAX_ANSWER_CHARS, ...RATE_LIMIT_DEFAULTS });
     expect(GATEWAY_DEFAULTS.serve).toMatchObject({
       heartbeatMs: SERVING_DEFAULTS.heartbeatMs,
       bodyTimeoutMs: SERVING_DEFAULTS.bodyTimeoutMs,

@@ -33,6 +33,8 @@ export type ChatfluxErrorCode =
   // this server has no capacity for the request now
   | 'upstream_busy'
   | 'concurrency_limit'
+  | 'rate_limit_exceeded'
+  | 'limits_unavailable'
   // tool calls
   | 'tool_arguments_invalid'
   | 'tool_failed'
@@ -228,7 +230,9 @@ export class ShutdownError extends ChatfluxError {
 /**
  * This server refused work it has no capacity for right now, and says when to try again: no upstream connection
  * became free within the client's `connectionWaitMs` (`upstream_busy`: a `503`), or one client already has as many
- * requests running as it may (`concurrency_limit`: a `429`). Both carry `Retry-After`; neither is retried by
+ * requests running as it may (`concurrency_limit`: a `429`), or a client is over its `limits` (`rate_limit_exceeded`:
+ * a `429`), or those limits cannot be checked under the `'closed'` policy (`limits_unavailable`: a `503`). All carry
+ * `Retry-After`; none is retried by
  * `retryOnTransient` (waiting again in the same queue would only double the wait).
  */
 export class CapacityError extends ChatfluxError {
@@ -237,7 +241,7 @@ export class CapacityError extends ChatfluxError {
   /** How long a client should wait before it retries, in seconds (a `Retry-After`). */
   readonly retryAfterSeconds: number;
   constructor(
-    code: 'upstream_busy' | 'concurrency_limit',
+    code: 'upstream_busy' | 'concurrency_limit' | 'rate_limit_exceeded' | 'limits_unavailable',
     message: string,
     options: ChatfluxErrorOptions & { retryAfterSeconds?: number } = {},
   ) {

@@ -19,6 +19,8 @@ const CODES: Readonly<Record<ChatfluxErrorCode, true>> = {
   shutting_down: true,
   upstream_busy: true,
   concurrency_limit: true,
+  rate_limit_exceeded: true,
+  limits_unavailable: true,
   tool_arguments_invalid: true,
   tool_failed: true,
   invalid_request: true,

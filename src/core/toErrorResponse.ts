@@ -106,6 +106,8 @@ const respond = (
  * | StreamLogError `producer_lost`                | 503    | `server_error`          | `producer_lost`                                     |
  * | CapacityError `upstream_busy`                 | 503    | `server_error`          | `upstream_busy` (with `Retry-After`)                |
  * | CapacityError `concurrency_limit`             | 429    | `rate_limit_error`      | `concurrency_limit` (with `Retry-After`)            |
+ * | CapacityError `rate_limit_exceeded`           | 429    | `rate_limit_error`      | `rate_limit_exceeded` (with `Retry-After`)          |
+ * | CapacityError `limits_unavailable`            | 503    | `server_error`          | `limits_unavailable` (with `Retry-After`)           |
  * | Nest HttpException 4xx/503 (chatflux/nestjs)  | same   | `invalid_request_error` | from the status: `forbidden`, `not_found`, …        |
  * | ConfigError, anything else                    | 500    | `server_error`          | `internal_error`                                    |
  *
@@ -209,7 +211,7 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
   if (isAbortedError(error)) return respond(499, 'aborted_error', error.code, error.message, secrets);
   if (isCapacityError(error)) {
     const out =
-      error.code === 'concurrency_limit'
+      error.code === 'concurrency_limit' || error.code === 'rate_limit_exceeded'
         ? respond(429, 'rate_limit_error', error.code, error.message, secrets)
         : respond(503, 'server_error', error.code, error.message, secrets);
     out.retryAfterSeconds = error.retryAfterSeconds;

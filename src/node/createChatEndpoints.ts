@@ -184,6 +184,9 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     },
     defaultClientKey: (byKey) => clientKeyOf(req, byKey),
     hold: (release) => void res.once('close', release),
+    setHeader: (name, value) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    },
     refused: () => {
       if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close'); // refused before its body was read
     },

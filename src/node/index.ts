@@ -17,6 +17,7 @@ export {
   type ConcurrencyLimiterConfig,
 } from '../serve/createConcurrencyLimiter.js';
 export { clientKeyOf } from './clientKeyOf.js';
+export { clientKeyOfKey } from '../serve/clientKeyOfKey.js';
 export { matchesBearerKey } from '../serve/matchesBearerKey.js';
 export { acceptsRestart, ACCEPT_RESTART_HEADER } from '../serve/acceptsRestart.js';
 export { createSseTokens, type SseToken, type SseTokens, type SseTokensConfig } from '../serve/createSseTokens.js';

@@ -1,5 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
+import { randomBytes } from 'node:crypto';
 import { ConfigError, StreamLogError } from '../core/errors.js';
 import { checkStreamOpen, isStreamId } from '../store/checkStreamOpen.js';
 import { createLocalStreamLog, type LocalStreamProducer } from '../store/createLocalStreamLog.js';
@@ -13,12 +12,11 @@ import type { StreamProducer } from '../store/StreamProducer.js';
 import type { StreamReadConfig } from '../store/StreamReadConfig.js';
 import type { RedisStreamLogConfig } from './RedisStreamLogConfig.js';
 import { STREAM_LOG_SCRIPTS } from './STREAM_LOG_SCRIPTS.js';
+import { connectRedis, type RedisClient, type RedisReply } from './connectRedis.js';
+import { within } from './within.js';
 
-/** A node-redis client speaking RESP2 (flat arrays for hashes and streams), no offline queue. */
-const makeClient = (url: string, connectTimeout: number, reconnectStrategy: (retries: number) => number | false) =>
-  createClient({ url, RESP: 2, disableOfflineQueue: true, socket: { connectTimeout, reconnectStrategy } });
-type Client = ReturnType<typeof makeClient>;
-type Reply = string | number | null | Reply[];
+type Client = RedisClient;
+type Reply = RedisReply;
 
 const BATCH = 64;
 const POLL_MS = 250;
@@ -31,24 +29,6 @@ const whole = (name: string, value: number | undefined, fallback: number, min: n
 };
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
-/**
- * The command's reply within `ms`, else a timeout error. node-redis's own `timeout` option covers only the wait to be
- * written: a command already sent to a Redis that hangs waits for its reply forever.
- */
-const within = <T>(reply: Promise<T>, ms: number): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms).unref();
-    reply.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(asError(error));
-      },
-    );
-  });
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** The per-stream write-behind state of a producer. */
@@ -126,81 +106,29 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
   let queued = 0;
   let closed = false;
 
-  const reconnectStrategy = (retries: number): number | false => (closed ? false : Math.min(50 * 2 ** Math.min(retries, 6), 2000));
-  const newClient = (): Client => {
-    const made = makeClient(config.url, Math.max(1000, commandTimeoutMs), reconnectStrategy);
-    made.on('error', (error: unknown) => onError(asError(error)));
-    return made;
-  };
-  const client = newClient();
-  const subscriber = newClient();
-  const connecting = Promise.all([
-    client.connect().catch((error: unknown) => onError(asError(error))),
-    subscriber
-      .connect()
-      .then(() =>
-        subscriber.subscribe(channel, (id: string) => {
-          writers.get(id)?.local.stop('cancelled');
-        }),
-      )
-      .catch((error: unknown) => onError(asError(error))),
-  ]);
-  void connecting;
-  // The first connect: until it succeeds or fails (bounded), a command waits for it instead of finding Redis "down" —
-  // a log used at once after its creation shares its first streams. Redis refusing the connection ends it at once.
-  let endFirstConnect = (): void => undefined;
-  let firstConnect: Promise<void> | undefined = new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      client.off('ready', done);
-      client.off('error', done);
-      firstConnect = undefined;
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(1000, commandTimeoutMs)).unref();
-    client.on('ready', done);
-    client.on('error', done);
-    endFirstConnect = done;
-  });
-  const connected = async (): Promise<void> => {
-    if (firstConnect !== undefined) await firstConnect;
-  };
-
   // After a failed command (a timeout: Redis hung or slow), new streams open local-only for a while instead of each
   // waiting out a command timeout before its first byte; commands already running go on.
   let suspectUntil = 0;
-  const failed = (error: unknown): void => {
-    local.countError();
-    suspectUntil = Date.now() + Math.max(2000, 2 * commandTimeoutMs);
-    onError(asError(error));
-  };
-  const send = async (args: string[], timeout = commandTimeoutMs): Promise<Reply> => {
-    if (!client.isReady) throw new Error('Redis is not connected');
-    try {
-      return (await within(client.sendCommand(args, { timeout }), timeout)) as Reply;
-    } catch (error) {
-      failed(error);
-      throw error;
-    }
-  };
-  // EVALSHA by the script's SHA-1; EVAL (which also caches it) when this Redis has not seen it (NOSCRIPT: a new or
-  // restarted server)
-  const shas = new Map<string, string>();
-  const evalScript = async (script: string, keys: string[], args: Array<string | number>): Promise<Reply> => {
-    let sha = shas.get(script);
-    if (sha === undefined) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')));
-    const rest = [String(keys.length), ...keys, ...args.map(String)];
-    if (!client.isReady) throw new Error('Redis is not connected');
-    try {
-      return (await within(client.sendCommand(['EVALSHA', sha, ...rest], { timeout: commandTimeoutMs }), commandTimeoutMs)) as Reply;
-    } catch (error) {
-      if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) {
-        failed(error);
-        throw error;
-      }
-    }
-    return send(['EVAL', script, ...rest]);
-  };
+  const connection = connectRedis({
+    url: config.url,
+    commandTimeoutMs,
+    maxReconnectDelayMs: 2000,
+    onError,
+    onCommandError: () => {
+      local.countError();
+      suspectUntil = Date.now() + Math.max(2000, 2 * commandTimeoutMs);
+    },
+  });
+  const { client, newClient, connected, send, evalScript } = connection;
+  const subscriber = newClient();
+  void subscriber
+    .connect()
+    .then(() =>
+      subscriber.subscribe(channel, (id: string) => {
+        writers.get(id)?.local.stop('cancelled');
+      }),
+    )
+    .catch((error: unknown) => onError(asError(error)));
 
   // ——— the producer side ———
 
@@ -596,26 +524,12 @@ export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
     close: async () => {
       if (closed) return;
       closed = true;
-      endFirstConnect();
       for (const writer of [...writers.values()]) release(writer);
       await local.close();
-      const all = [client, subscriber, ...blockingClients];
+      const others = [subscriber, ...blockingClients];
       blockingClients.clear();
       idle.length = 0;
-      await Promise.all(
-        all.map(async (used) => {
-          try {
-            if (used.isReady) await within(used.close(), commandTimeoutMs + 1000); // waits for the replies due
-            else if (used.isOpen) used.destroy();
-          } catch {
-            try {
-              used.destroy(); // a Redis that does not answer
-            } catch {
-              // already closed
-            }
-          }
-        }),
-      );
+      await connection.close(others);
     },
   };
 }

@@ -39,6 +39,11 @@ export interface ChatExchange<R = unknown> {
    * `close`. Absent: the core frees it when the response has ended (the reply's `end`).
    */
   hold?(release: () => void): void;
+  /**
+   * Sets a response header before the response is committed (the rate-limit fields of `limits`, known once the
+   * request is admitted): node sets it on the response, the web handlers on the `Response` they make. Absent: not sent.
+   */
+  setHeader?(name: string, value: string): void;
   /** Told when the request is refused (its checks failed): node closes the connection of a body not read yet. */
   refused?(): void;
 }

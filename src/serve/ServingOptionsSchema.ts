@@ -4,6 +4,7 @@ import type { RequestPolicyConfig } from '../core/RequestPolicyConfig.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { option } from '../core/optionDocs.js';
 import type { ChatEndpoint, ChatRequestLog } from './ChatRequestLog.js';
+import type { RateLimitsConfig } from './RateLimitsConfig.js';
 import type { ResumableConfig } from './ResumableConfig.js';
 
 /** The range of every duration option: what `durationMs` accepts (`Infinity`, or more than a timer waits, is none). */
@@ -51,6 +52,19 @@ export const ServingOptionsSchema = z.object({
     description: 'The most requests one client (its key, else its address) may have running; more get 429.',
     range: 'an integer ≥ 0 (0 or Infinity: no limit)',
     type: 'number',
+  }),
+  /**
+   * Per-key limits (`RateLimitsConfig`): requests per minute (GCRA) and requests running at once, per client, with
+   * rules per client, held in this process or, with a shared `store` (`createRedisRateLimitStore`), across processes
+   * and instances; a failure policy for a store that cannot decide. Every response then carries the
+   * `x-ratelimit-*-requests` and `RateLimit-Policy` / `RateLimit` headers; over a limit, 429 `rate_limit_exceeded`
+   * with `Retry-After` and `retry-after-ms`. `maxConcurrentPerClient` still holds per process beside it. Default: none.
+   */
+  limits: option(z.custom<RateLimitsConfig>(isObject).optional(), {
+    description: 'Per-key limits: requestsPerMinute, maxConcurrent, perClient, a shared store, onStoreFailure (local, open, closed).',
+    type: 'RateLimitsConfig',
+    defaultText: 'none',
+    range: '{ requestsPerMinute?, maxConcurrent?, perClient?, store?, onStoreFailure?, expectedInstances?, placeTtlMs?, onStoreError? }',
   }),
   /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
   requestLimits: option(z.custom<RequestLimitsConfig>(isObject).optional(), {

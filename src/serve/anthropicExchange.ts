@@ -8,7 +8,8 @@ import { clientKeyOfKey } from './clientKeyOfKey.js';
  * to both — and `Chatflux-Accept-Restart` is not heard (Anthropic's stream cannot say "start again").
  *
  * 1. `Authorization` wins when both are sent; `x-api-key` alone reads as `Authorization: Bearer <x-api-key>`.
- * 2. Everything else (`anthropic-version`, `anthropic-beta`, the body, the transport's hold) is the exchange's own.
+ * 2. Everything else (`anthropic-version`, `anthropic-beta`, the body, the transport's hold, the headers the core
+ *    sets: the rate-limit fields) is the exchange's own.
  *
  * @param exchange - The transport's exchange.
  * @returns The same exchange, with those two headers read Anthropic's way.
@@ -32,5 +33,6 @@ export function anthropicExchange<R>(exchange: ChatExchange<R>): ChatExchange<R>
     defaultClientKey: (byKey) => (byKey && viaApiKey ? clientKeyOfKey(apiKey) : exchange.defaultClientKey(byKey)),
     ...(exchange.hold === undefined ? {} : { hold: (release: () => void) => exchange.hold!(release) }),
     ...(exchange.refused === undefined ? {} : { refused: () => exchange.refused!() }),
+    ...(exchange.setHeader === undefined ? {} : { setHeader: (name: string, value: string) => exchange.setHeader!(name, value) }),
   };
 }

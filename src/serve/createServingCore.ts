@@ -165,10 +165,28 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   /**
    * Admits one more request of `client` until its response closes (the transport's hold) or ends — and, for a
    * resumable answer, until its producer stops too (`keepPlace`): a client that went away does not free the place of
-   * an upstream request still running for it — or refuses it (429).
+   * an upstream request still running for it — or refuses it (429): the per-process place (`maxConcurrentPerClient`),
+   * then, with `limits`, the store's decision, whose rate-limit headers are set on the response before its first byte
+   * (and on the refusal).
    */
-  const admit = (exchange: ChatExchange<R>, pending: Pending, client: string): void => {
-    const release = settings.admit(client);
+  const admit = async (exchange: ChatExchange<R>, pending: Pending, client: string): Promise<void> => {
+    let release = settings.admit(client);
+    if (settings.limiter !== undefined) {
+      const setHeader = exchange.setHeader?.bind(exchange);
+      let admitted;
+      try {
+        admitted = await settings.limiter.admit(client, setHeader);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      for (const [name, value] of Object.entries(admitted.headers)) setHeader?.(name, value);
+      const own = release;
+      release = () => {
+        own();
+        admitted.release();
+      };
+    }
     let holders = 1;
     const holder = (): (() => void) => {
       let held = true;
@@ -331,7 +349,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       if (meta === undefined || meta.ownerKeyHash !== (pending.owner ?? '')) return notFound();
       // A reader of its own running answer takes no place of its own: the answer's producer holds the one its
       // request took (a client at its limit can always resume its answer). A finished one is replayed as a request.
-      if (meta.state !== 'running') admit(exchange, pending, reader);
+      if (meta.state !== 'running') await admit(exchange, pending, reader);
       if (asked === undefined && sseAsked && meta.wire === 'sse') wire = 'sse'; // POST /chat/sse's frames (its end has no `id: done`)
       const demand = createDemandGate({ stallTimeoutMs });
       const source = readLogged(resumable.log, id, after, wire !== 'ndjson', demand);
@@ -376,7 +394,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   const readPost = async (exchange: ChatExchange<R>, pending: Pending, translate?: (body: unknown) => unknown): Promise<ChatRequest> => {
     authorizeBearer(exchange.header('authorization'), keys);
     pending.owner = ownerOfKey(exchange.header('authorization'));
-    admit(exchange, pending, clientKey(exchange));
+    await admit(exchange, pending, clientKey(exchange));
     assertJsonContentType(exchange.header('content-type'), exchange.hasBody);
     let body: unknown;
     try {
@@ -464,8 +482,8 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       const resumed = reconnect(exchange, 'eventsource');
       if (resumed !== undefined) return resumed;
       const pending: Pending = {};
-      return serve('eventsource', exchange, pending, () => {
-        admit(exchange, pending, authorizeGet(exchange, pending));
+      return serve('eventsource', exchange, pending, async () => {
+        await admit(exchange, pending, authorizeGet(exchange, pending));
         return settings.checkChoices(readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig));
       });
     },

@@ -7,6 +7,7 @@ import { resolveRequestLimits } from '../core/resolveRequestLimits.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { assertOneChoice } from './assertOneChoice.js';
 import { createConcurrencyLimiter } from './createConcurrencyLimiter.js';
+import { createRateLimiter, type RateLimiter } from './createRateLimiter.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { bearerKey } from './bearerKey.js';
 import { clientKeyOfKey } from './clientKeyOfKey.js';
@@ -51,6 +52,8 @@ export interface ServingSettings {
    * @throws CapacityError `concurrency_limit` (429) when the client already has `maxConcurrentPerClient` running.
    */
   admit(client: string): () => void;
+  /** The per-key limits of `limits` (shared through its store); `undefined` without `limits`. */
+  readonly limiter: RateLimiter | undefined;
   /**
    * The client a `GET /chat/sse?token=…` request counts as, once its token is checked: by default the client of the
    * token's key (`key:<hash>`, as a request with that key in its `Authorization` header); with `clientKey`, what it says.
@@ -95,7 +98,7 @@ export interface ServingSettings {
  *
  * The defaults and ranges are `ServingOptionsSchema`'s. A wrong option is refused here, when the endpoints are
  * created, in this order: `apiKeys` and `secrets` (lists of strings), the request limits, the request policy,
- * `maxConcurrentPerClient`, then (with keys) `tokenSecret` and `tokenTtlMs`, then every other field against the schema,
+ * `maxConcurrentPerClient`, `limits` (`createRateLimiter`), then (with keys) `tokenSecret` and `tokenTtlMs`, then every other field against the schema,
  * in its order (`checkOptions`: the durations `bodyTimeoutMs`, `writeStallTimeoutMs`, `heartbeatMs` are a non-negative
  * number of ms, `queryLimit` a non-negative number, …), and `bodyLimit` is read as bytes (`parseByteLimit`: a number, or a string such as `'1mb'`). A duration of `Infinity`, or longer than a timer can wait (2^31 - 1 ms, about 24.8 days),
  * means none, as `0` does: Node would fire such a timer after 1 ms.
@@ -114,6 +117,7 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
   };
   const maxPerClient = config.maxConcurrentPerClient ?? SERVING_DEFAULTS.maxConcurrentPerClient;
   const limiter = createConcurrencyLimiter({ maxPerClient });
+  const rateLimiter = config.limits === undefined ? undefined : createRateLimiter(config.limits);
   const tokenConfig = {
     keys,
     ...(config.tokenSecret === undefined ? {} : { secret: config.tokenSecret }),
@@ -121,7 +125,7 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
   };
   const tokens = keys.length === 0 ? undefined : createSseTokens(tokenConfig);
   // The token options were checked by createSseTokens with keys; without keys no token is signed: not checked.
-  checkOptions(ServingOptionsSchema, config, ['requestLimits', 'requestPolicy', 'maxConcurrentPerClient', 'tokenSecret', 'tokenTtlMs']);
+  checkOptions(ServingOptionsSchema, config, ['requestLimits', 'requestPolicy', 'maxConcurrentPerClient', 'limits', 'tokenSecret', 'tokenTtlMs']);
   const bodyTimeoutMs = durationMs('bodyTimeoutMs', config.bodyTimeoutMs, SERVING_DEFAULTS.bodyTimeoutMs);
   const stallTimeoutMs = durationMs('writeStallTimeoutMs', config.writeStallTimeoutMs, SERVING_DEFAULTS.writeStallTimeoutMs);
   const heartbeatMs = durationMs('heartbeatMs', config.heartbeatMs, SERVING_DEFAULTS.heartbeatMs);
@@ -143,6 +147,7 @@ export function resolveServingSettings(config: ServingSettingsConfig): ServingSe
     secrets,
     parseConfig,
     tokens,
+    limiter: rateLimiter,
     checkChoices: config.allowSeveralChoices === true ? (request) => request : assertOneChoice,
     admit(client) {
       const release = limiter.tryAcquire(client);

@@ -49,6 +49,8 @@ const STREAM_PATH = /\/streams\/([^/]*)(\/cancel)?\/?$/;
  */
 export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandlers {
   const core = createServingCore<Request>(config);
+  /** The headers the core set on each request's response while checking it (the rate-limit fields). */
+  const learned = new WeakMap<Request, Record<string, string>>();
   const exchangeOf = (request: Request): ChatExchange<Request> => ({
     request,
     method: request.method,
@@ -59,6 +61,11 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     },
     readBody: (limit, timeoutMs) => readRequestJson(request, limit, timeoutMs),
     defaultClientKey: (byKey) => (byKey ? bearerClientKey(request.headers.get('authorization') ?? undefined) : undefined) ?? 'anonymous',
+    setHeader: (name, value) => {
+      const headers = learned.get(request) ?? {};
+      headers[name] = value;
+      learned.set(request, headers);
+    },
   });
   /** Writes the core's reply as a `Response`, ending it with the body (or the client going away). */
   const write = async (made: ChatReply | Promise<ChatReply>, request: Request): Promise<Response> => {
@@ -82,6 +89,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
       onEnd: reply.end,
     });
     if (reply.headers !== undefined) for (const [name, value] of Object.entries(reply.headers)) response.headers.set(name, value);
+    for (const [name, value] of Object.entries(learned.get(request) ?? {})) response.headers.set(name, value);
     return response;
   };
   /** `GET /chat/sse?q=…` (an EventSource's), or `HEAD` of it; else the POST of `wire`. */

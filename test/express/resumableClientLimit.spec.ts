@@ -22,7 +22,7 @@ describe('maxConcurrentPerClient with resumable answers (chatRouter)', () => {
   let server: ReturnType<express.Express['listen']>;
   let base: string;
   beforeAll(async () => {
-    emulator = await startEmulator({ dialect: 'deepseek', seed: 1, scenarios: true });
+    emulator = await startEmulator({ dialect: 'deepseek', seed: 1 });
     client = createChatClient({ baseUrl: emulator.url, apiKey: 'k', model: 'deepseek-chat' });
     const app = express();
     app.use(chatRouter({ client, apiKeys: [KEY], maxConcurrentPerClient: 1, resumable: { abandonAfterMs: 60_000 } }));

@@ -1,0 +1,44 @@
+import type { RateLimitDecision, RateLimitRule } from '../store/RateLimitStore.js';
+
+/** A duration as OpenAI's `x-ratelimit-reset-*` headers write it: `850ms`, `1.5s`, `6m0s`. */
+const openAiDuration = (ms: number): string => {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms - minutes * 60_000) / 10) / 100;
+  return minutes === 0 ? `${seconds}s` : `${minutes}m${seconds}s`;
+};
+
+/**
+ * The rate-limit headers of one decision: OpenAI's `x-ratelimit-{limit,remaining,reset}-requests` (with a
+ * `requestsPerMinute`), and the IETF fields (draft-ietf-httpapi-ratelimit-headers) `RateLimit-Policy` — the quotas:
+ * `"requests";q=<per minute>;w=60`, `"concurrency";q=<at once>` — and `RateLimit` — what is left:
+ * `"requests";r=<remaining>;t=<seconds until whole>`, `"concurrency";r=<free places>`.
+ *
+ * @param rule - The limits applied.
+ * @param decision - The store's decision.
+ * @returns The headers (empty without limits).
+ */
+export function rateLimitHeaders(rule: RateLimitRule, decision: RateLimitDecision): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const policies: string[] = [];
+  const left: string[] = [];
+  const { requestsPerMinute: rpm, maxConcurrent: max } = rule;
+  if (rpm !== undefined) {
+    const remaining = decision.requests?.remaining ?? 0;
+    const resetMs = decision.requests?.resetMs ?? 0;
+    headers['x-ratelimit-limit-requests'] = String(rpm);
+    headers['x-ratelimit-remaining-requests'] = String(remaining);
+    headers['x-ratelimit-reset-requests'] = openAiDuration(resetMs);
+    policies.push(`"requests";q=${rpm};w=60`);
+    left.push(`"requests";r=${remaining};t=${Math.ceil(resetMs / 1000)}`);
+  }
+  if (max !== undefined) {
+    policies.push(`"concurrency";q=${max}`);
+    left.push(`"concurrency";r=${decision.concurrency?.remaining ?? 0}`);
+  }
+  if (policies.length > 0) {
+    headers['RateLimit-Policy'] = policies.join(', ');
+    headers.RateLimit = left.join(', ');
+  }
+  return headers;
+}
