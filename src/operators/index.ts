@@ -18,6 +18,8 @@ export { toAnthropicEvents, type ToAnthropicEventsConfig } from './toAnthropicEv
 export { toAnthropicMessage, type ToAnthropicMessageConfig } from './toAnthropicMessage.js';
 export type { AnthropicEvent, AnthropicMessage, AnthropicContentBlock } from './AnthropicEvent.js';
 export type { AnthropicUsage } from './toAnthropicUsage.js';
+export { toUiMessageStream, type ToUiMessageStreamConfig } from './toUiMessageStream.js';
+export type { UiMessageChunk, UiMessageFinishMetadata } from './UiMessageChunk.js';
 export { toNdjson, type ToNdjsonConfig } from '../wire/toNdjson.js';
 export { toSse, type ToSseConfig } from '../wire/toSse.js';
 export { retryOnTransient, type RetryOnTransientConfig, type RetryEvent } from './retryOnTransient.js';
