@@ -3,6 +3,12 @@ import { RequestError } from './errors.js';
 /** A JSON object, as the UI messages are made of. */
 type Json = Record<string, unknown>;
 
+/**
+ * The chat-completions fields a transport's `body` may add beside `messages` (`DefaultChatTransport({ body: { model,
+ * tools } })`), passed as they are (then checked by `parseChatRequest` and the request policy, as every endpoint's).
+ */
+const FORWARDED_FIELDS: readonly string[] = ['tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'top_p', 'max_tokens', 'stop', 'thinking'];
+
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A 400 `invalid_request` naming the field, in the words of a request schema's refusal. */
@@ -116,7 +122,10 @@ const assistantMessages = (parts: Json[], path: string): Json[] => {
  *    (the reasoning of every assistant step that called tools) holds.
  * 2. A tool call without its result yet (`input-streaming`, `input-available`, a preliminary output) is left out: the
  *    provider would refuse a call no tool message answers.
- * 3. What cannot be sent is refused, never dropped: a file other than an image, a file in an assistant turn, an
+ * 3. Beside `messages`, the transport's `body` may name `model` and the tools and sampling of the request (`tools`,
+ *    `tool_choice`, `parallel_tool_calls`, `temperature`, `top_p`, `max_tokens`, `stop`, `thinking`), passed as they
+ *    are; its other fields (`id`, `trigger`, `messageId`, the application's own) are not sent.
+ * 4. What cannot be sent is refused, never dropped: a file other than an image, a file in an assistant turn, an
  *    unknown part type or role, a part without its fields.
  *
  * @param body - The parsed JSON body.
@@ -142,5 +151,7 @@ export function fromUiChatRequest(body: unknown): Record<string, unknown> {
     if (message['role'] === 'system') return [systemMessage(checked, path)];
     throw refuse(`messages.${i}.role`, 'expected "user", "assistant" or "system"');
   });
-  return model === undefined ? { messages } : { model, messages };
+  const request: Json = model === undefined ? { messages } : { model, messages };
+  for (const field of FORWARDED_FIELDS) if (body[field] !== undefined) request[field] = body[field];
+  return request;
 }

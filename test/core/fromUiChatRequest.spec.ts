@@ -16,6 +16,11 @@ describe("fromUiChatRequest: the AI SDK's chat request as a chat-completions req
   it.each([
     ['a text message; the transport\'s fields (id, trigger) are not forwarded', body(user(text('Hi'))), { messages: [{ role: 'user', content: 'Hi' }] }],
     ['model beside messages', { ...body(user(text('Hi'))), model: 'deepseek-chat' }, { model: 'deepseek-chat', messages: [{ role: 'user', content: 'Hi' }] }],
+    [
+      "the body's tools and sampling passed as they are; the application's own fields not",
+      { ...body(user(text('Hi'))), tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], tool_choice: 'auto', temperature: 0.2, max_tokens: 9, userId: 'u1' },
+      { messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], tool_choice: 'auto', temperature: 0.2, max_tokens: 9 },
+    ],
     ['a system message; text parts joined', body({ id: 's', role: 'system', parts: [text('Be '), text('brief.')] }, user(text('a'), text('b'))), { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'a\nb' }] }],
     [
       'an image file as an image_url part',
