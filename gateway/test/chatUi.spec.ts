@@ -112,6 +112,8 @@ describe('startGateway: the AI SDK UI message stream (/chat/ui)', () => {
     expect(parts.filter((part) => part.type === 'start')).toHaveLength(1);
     expect(parts.at(-1)).toEqual({ type: 'finish', messageMetadata: expect.objectContaining({ finish_reason: 'stop', attempts: expect.any(Array) }) });
     expect([emulators[0]!.requests.length - before[0]!, emulators[1]!.requests.length - before[1]!]).toEqual([1, 1]); // cut, then continued
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the entry is written when the response ends
+    expect(logs.at(-1)).toEqual(expect.objectContaining({ endpoint: '/chat/ui', status: 200, target: 't1', attempts: [expect.objectContaining({ target: 't0' }), expect.objectContaining({ target: 't1' })] }));
   });
 
   it('a cut upstream reaches the reader as an error part, after the text had begun, and never as a finish', async () => {
