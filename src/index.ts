@@ -30,6 +30,7 @@ export { PROVIDERS, type ProviderName, type ProviderPreset } from './client/prov
 export { serverSentEvent } from './core/serverSentEvent.js';
 export { parseChatRequest } from './core/parseChatRequest.js';
 export { fromAnthropicRequest, type FromAnthropicRequestConfig } from './core/fromAnthropicRequest.js';
+export { fromUiChatRequest } from './core/fromUiChatRequest.js';
 export type { ParseChatRequestConfig } from './core/ParseChatRequestConfig.js';
 export type { RequestPolicyConfig } from './core/RequestPolicyConfig.js';
 export { DEFAULT_REQUEST_LIMITS, type RequestLimitsConfig } from './core/requestLimits.js';

@@ -37,7 +37,7 @@ function help(env: Record<string, string | undefined>, configFile: string | unde
     'Usage: chatflux-gateway [--help | --version]',
     '       chatflux-gateway [--config FILE] [--check-config]',
     '',
-    'Starts the chatflux gateway: POST /chat/json, /chat/stream, /chat/sse, /v1/chat/completions, /v1/messages, GET /chat/sse?q=,',
+    'Starts the chatflux gateway: POST /chat/json, /chat/stream, /chat/sse, /v1/chat/completions, /v1/messages, /chat/ui, GET /chat/sse?q=,',
     '/healthz, /metrics and the demo page at /, in front of the provider its configuration names (the built-in',
     'emulator by default: upstream.provider emulator). Its settings are a YAML config file (--config FILE, or',
     'CHATFLUX_CONFIG; see gateway.example.yaml) and environment variables over it (PORT, HOST, CHATFLUX_*,',

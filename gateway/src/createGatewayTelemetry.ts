@@ -72,7 +72,7 @@ export interface GatewayTelemetryConfig {
 let contextManagerSet = false;
 /** The longest the gateway's shutdown waits for the exporters' last flush, in ms (a healthy collector takes a few). */
 const SHUTDOWN_FLUSH_MS = 500;
-const CHAT_PATH = /^\/(chat\/(?:json|stream|sse)|v1\/chat\/completions|v1\/messages)\/?$/i;
+const CHAT_PATH = /^\/(chat\/(?:json|stream|sse|ui)|v1\/chat\/completions|v1\/messages)\/?$/i;
 
 /**
  * The gateway's telemetry, on providers of its own (nothing registered globally but an `AsyncLocalStorage` context

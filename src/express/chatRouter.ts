@@ -39,7 +39,7 @@ const COUNT_TOKENS = '/v1/messages/count_tokens';
  * `POST /chat/sse`, and `GET /chat/sse?q=<url-encoded JSON request>` for browsers' `EventSource`; and OpenAI's
  * `POST /v1/chat/completions` and `GET /v1/models`, for every OpenAI client (`baseURL: 'http://host:port/v1'`); and
  * Anthropic's `POST /v1/messages` and `/v1/messages/count_tokens`, for every Anthropic client and Claude Code
- * (`ANTHROPIC_BASE_URL=http://host:port`). A thin adapter:
+ * (`ANTHROPIC_BASE_URL=http://host:port`); and the AI SDK's `POST /chat/ui` (`useChat`). A thin adapter:
  * each route hands Express's `req`/`res` (node's, underneath) to the node endpoints, `createChatEndpoints` (on the serving core, `createServingCore`).
  *
  * 1. Keys (when configured): `Authorization: Bearer <key>`, compared in constant time; else 401.
@@ -78,6 +78,7 @@ export function chatRouter(config: ChatRouterConfig): ChatRouter {
   router.post(CHAT_WIRES.openai.endpoint, (req: Request, res: Response) => void endpoints.completions(req, res));
   router.get('/v1/models', (req: Request, res: Response) => void endpoints.models(req, res));
   router.post(CHAT_WIRES.anthropic.endpoint, (req: Request, res: Response) => void endpoints.messages(req, res));
+  router.post(CHAT_WIRES.ui.endpoint, (req: Request, res: Response) => void endpoints.ui(req, res));
   router.post(COUNT_TOKENS, (req: Request, res: Response) => void endpoints.countTokens(req, res));
   router.get('/chat/streams/:id', (req: Request, res: Response) => void endpoints.resume(req, res, String(req.params['id'])));
   router.post('/chat/streams/:id/cancel', (req: Request, res: Response) => void endpoints.cancel(req, res, String(req.params['id'])));
@@ -88,6 +89,7 @@ export function chatRouter(config: ChatRouterConfig): ChatRouter {
     if (req.method !== 'POST' || res.headersSent || toRequestError(error, 0) === undefined) return next(error);
     if (pathMatches(req.path, CHAT_WIRES.openai.endpoint)) return void endpoints.completions(req, res, { error });
     if (pathMatches(req.path, CHAT_WIRES.anthropic.endpoint)) return void endpoints.messages(req, res, { error });
+    if (pathMatches(req.path, CHAT_WIRES.ui.endpoint)) return void endpoints.ui(req, res, { error });
     if (pathMatches(req.path, COUNT_TOKENS)) return void endpoints.countTokens(req, res, { error });
     const wire = WIRES.find((candidate) => pathMatches(req.path, CHAT_WIRES[candidate].endpoint));
     if (wire === undefined) return next(error);

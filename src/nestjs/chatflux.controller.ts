@@ -10,7 +10,7 @@ import { nodeRequest, rawResponse } from './chatflux.utilities.js';
 
 /**
  * Creates the controller of `ChatfluxModule` serving `POST {prefix}/chat/json`, `{prefix}/chat/stream` and
- * `{prefix}/chat/sse`, `GET {prefix}/chat/sse?q=…` (`EventSource`; `?token=…` in place of the key), with
+ * `{prefix}/chat/sse`, the AI SDK's `POST {prefix}/chat/ui` (`useChat`), `GET {prefix}/chat/sse?q=…` (`EventSource`; `?token=…` in place of the key), with
  * `apiKeys` `POST {prefix}/chat/token` (without keys: 404, as the Express router), and OpenAI's
  * `POST {prefix}/v1/chat/completions` and `GET {prefix}/v1/models`, and Anthropic's `POST {prefix}/v1/messages` and
  * `{prefix}/v1/messages/count_tokens` — or, when the prefix already ends in `v1` (`'v1'`, `'api/v1'`), the same
@@ -37,6 +37,9 @@ export function createChatController(prefix: string): Type<unknown> {
   };
   const messagesRoute: ChatRoute = {
     answerBodyError: (request, response, error) => void endpoints?.messages(request, response, { error }),
+  };
+  const uiRoute: ChatRoute = {
+    answerBodyError: (request, response, error) => void endpoints?.ui(request, response, { error }),
   };
   const countTokensRoute: ChatRoute = {
     answerBodyError: (request, response, error) => void endpoints?.countTokens(request, response, { error }),
@@ -76,6 +79,14 @@ export function createChatController(prefix: string): Type<unknown> {
     @SetMetadata(CHAT_ROUTE, routeOf('sse'))
     sse(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
       return this.serve('sse', req, res);
+    }
+
+    @Post('chat/ui')
+    @HttpCode(200)
+    @SetMetadata(CHAT_ROUTE, uiRoute)
+    ui(@Req() req: unknown, @Res() res: unknown): Promise<WriteOutcome> {
+      const { req: node, platform } = nodeRequest(req);
+      return this.endpoints.ui(node, rawResponse(res), platform);
     }
 
     @Get('chat/sse')

@@ -5,6 +5,7 @@ import type { WriteOutcome } from '../serve/WriteOutcome.js';
 import { ANTHROPIC_JSON_WIRE } from '../wire/ANTHROPIC_JSON_WIRE.js';
 import { ANTHROPIC_WIRE } from '../wire/ANTHROPIC_WIRE.js';
 import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
+import { UI_MESSAGE_WIRE } from '../wire/UI_MESSAGE_WIRE.js';
 import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
 import { OPENAI_WIRE } from '../wire/OPENAI_WIRE.js';
 import { sendJson } from './sendJson.js';
@@ -25,6 +26,7 @@ const sendOpenAiJson: ChatWire['send'] = (res, source, config) => writeResponse(
 const sendOpenAi: ChatWire['send'] = (res, source, config) => writeResponse(res, source, OPENAI_WIRE, config);
 const sendAnthropicJson: ChatWire['send'] = (res, source, config) => writeResponse(res, source, ANTHROPIC_JSON_WIRE, config);
 const sendAnthropic: ChatWire['send'] = (res, source, config) => writeResponse(res, source, ANTHROPIC_WIRE, config);
+const sendUi: ChatWire['send'] = (res, source, config) => writeResponse(res, source, UI_MESSAGE_WIRE, config);
 
 /**
  * THE wire → writer table of `node:http`: the serving core's table (`SERVING_WIRES`: path, formatter, client call)
@@ -40,4 +42,5 @@ export const CHAT_WIRES: Readonly<Record<ChatWireFormat, ChatWire>> = {
   'openai-sse': { ...SERVING_WIRES['openai-sse'], send: sendOpenAi },
   anthropic: { ...SERVING_WIRES.anthropic, send: sendAnthropicJson },
   'anthropic-sse': { ...SERVING_WIRES['anthropic-sse'], send: sendAnthropic },
+  ui: { ...SERVING_WIRES.ui, send: sendUi },
 };

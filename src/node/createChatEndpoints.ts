@@ -74,6 +74,17 @@ export interface ChatEndpoints {
    */
   messages(req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
   /**
+   * Serves the AI SDK's `POST /chat/ui` (`useChat`'s `DefaultChatTransport`): the checks of `post` on the request
+   * `fromUiChatRequest` makes of the body (`model` beside `messages`, else the default; a 400 naming a part that
+   * cannot be sent), then the `ui` wire (the UI message stream); every refusal is the protocol's error part.
+   *
+   * @param req - The node request (its body is read here unless a parser read it already).
+   * @param res - The node response, untouched so far.
+   * @param platform - What a platform's own body parser made of the body (see `readJsonBody`).
+   * @returns The writer's outcome (never rejects).
+   */
+  ui(req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
+  /**
    * Serves Anthropic's `POST /v1/messages/count_tokens`: the checks of `messages`, then `{"input_tokens": n}`, an
    * estimate (see `countMessageTokens`).
    *
@@ -160,7 +171,7 @@ const limitRefusing = (error: unknown, ours: number | string, req: IncomingMessa
  *    minutes (`closeUnreadRequest`), and its connection is closed.
  *
  * @param config - The client and the endpoints' options.
- * @returns The endpoints: `post`, `query`, `token`, OpenAI's `completions` and `models`, Anthropic's `messages` and `countTokens`.
+ * @returns The endpoints: `post`, `query`, `token`, OpenAI's `completions` and `models`, Anthropic's `messages` and `countTokens`, the AI SDK's `ui`.
  */
 export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints {
   const core = createServingCore<IncomingMessage>(config);
@@ -224,6 +235,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
   return {
     post: (wire, req, res, platform) => settle(core.post(wire, exchangeOf(req, res, platform)), req, res),
     completions: (req, res, platform) => core.completions(exchangeOf(req, res, platform)).then((reply) => write(reply, req, res)),
+    ui: (req, res, platform) => settle(core.ui(exchangeOf(req, res, platform)), req, res),
     messages: (req, res, platform) => core.messages(exchangeOf(req, res, platform)).then((reply) => write(reply, req, res)),
     countTokens: (req, res, platform) => write(core.countTokens(exchangeOf(req, res, platform)), req, res),
     models: (req, res) => write(core.models(exchangeOf(req, res)), req, res, false),

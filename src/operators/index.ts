@@ -19,6 +19,8 @@ export { toAnthropicMessage, type ToAnthropicMessageConfig } from './toAnthropic
 export type { AnthropicEvent, AnthropicMessage, AnthropicContentBlock } from './AnthropicEvent.js';
 export type { RouteExtensions } from './routeExtensions.js';
 export type { AnthropicUsage } from './toAnthropicUsage.js';
+export { toUiMessageStream, type ToUiMessageStreamConfig } from './toUiMessageStream.js';
+export type { UiMessageChunk, UiMessageFinishMetadata } from './UiMessageChunk.js';
 export { toNdjson, type ToNdjsonConfig } from '../wire/toNdjson.js';
 export { toSse, type ToSseConfig } from '../wire/toSse.js';
 export { retryOnTransient, type RetryOnTransientConfig, type RetryEvent } from './retryOnTransient.js';

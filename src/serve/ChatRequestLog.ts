@@ -1,8 +1,8 @@
 import type { RouteAttempt, Usage } from '../core/schemas/index.js';
 import type { WriteOutcome } from './WriteOutcome.js';
 
-/** The three endpoints, OpenAI's and Anthropic's. */
-export type ChatEndpoint = '/chat/json' | '/chat/stream' | '/chat/sse' | '/v1/chat/completions' | '/v1/messages';
+/** The three endpoints, OpenAI's, Anthropic's and the AI SDK's (`/chat/ui`). */
+export type ChatEndpoint = '/chat/json' | '/chat/stream' | '/chat/sse' | '/v1/chat/completions' | '/v1/messages' | '/chat/ui';
 
 /** The one structured log entry per request. It never contains a key; error messages are redacted. */
 export interface ChatRequestLog {

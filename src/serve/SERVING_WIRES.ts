@@ -10,11 +10,13 @@ import { NDJSON_WIRE } from '../wire/NDJSON_WIRE.js';
 import { OPENAI_JSON_WIRE } from '../wire/OPENAI_JSON_WIRE.js';
 import { OPENAI_WIRE } from '../wire/OPENAI_WIRE.js';
 import { SSE_WIRE } from '../wire/SSE_WIRE.js';
+import { UI_MESSAGE_WIRE } from '../wire/UI_MESSAGE_WIRE.js';
 import type { WireFormat } from '../wire/WireFormat.js';
 import { toAnthropicEvents } from '../operators/toAnthropicEvents.js';
 import { toAnthropicMessage } from '../operators/toAnthropicMessage.js';
 import { toChatCompletion } from '../operators/toChatCompletion.js';
 import { toChatCompletionChunks } from '../operators/toChatCompletionChunks.js';
+import { toUiMessageStream } from '../operators/toUiMessageStream.js';
 import type { ChatEndpoint } from './ChatRequestLog.js';
 
 /**
@@ -22,9 +24,10 @@ import type { ChatEndpoint } from './ChatRequestLog.js';
  * object per line), `sse` (`/chat/sse`, `text/event-stream` ending with `data: [DONE]`); `eventsource`, the `sse` wire
  * of `GET /chat/sse` (a browser's `EventSource`), whose final frame also says not to reconnect; and the two of OpenAI's
  * `/v1/chat/completions`: `openai` (one `chat.completion`) and `openai-sse` (`chat.completion.chunk`s, `"stream": true`);
- * and the two of Anthropic's `/v1/messages`: `anthropic` (one `message`) and `anthropic-sse` (its events, `"stream": true`).
+ * and the two of Anthropic's `/v1/messages`: `anthropic` (one `message`) and `anthropic-sse` (its events, `"stream": true`);
+ * and `ui`, the AI SDK's UI message stream of `/chat/ui` (`useChat`).
  */
-export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'eventsource' | 'openai' | 'openai-sse' | 'anthropic' | 'anthropic-sse';
+export type ChatWireFormat = 'json' | 'ndjson' | 'sse' | 'eventsource' | 'openai' | 'openai-sse' | 'anthropic' | 'anthropic-sse' | 'ui';
 
 /** What a wire is, whatever the transport that writes it: its path, its formatter and the client call behind it. */
 export interface ServingWire {
@@ -100,5 +103,12 @@ export const SERVING_WIRES: Readonly<Record<ChatWireFormat, ServingWire>> = {
     endpoint: '/v1/messages',
     format: ANTHROPIC_WIRE,
     call: (client, request, options) => client.stream(request, options).pipe(toAnthropicEvents({ model: request.model ?? client.model ?? 'unknown' })),
+  },
+  // The AI SDK's UI message stream (`useChat`): the same client call, reshaped. A restart cannot be said in it, so a
+  // caller's Chatflux-Accept-Restart is not heard.
+  ui: {
+    endpoint: '/chat/ui',
+    format: UI_MESSAGE_WIRE,
+    call: (client, request, { acceptRestart: _restart, ...options }) => client.stream(request, options).pipe(toUiMessageStream()),
   },
 };

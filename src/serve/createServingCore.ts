@@ -7,6 +7,7 @@ import { parseChatRequest } from '../core/parseChatRequest.js';
 import type { ChatRequest } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { fromAnthropicRequest } from '../core/fromAnthropicRequest.js';
+import { fromUiChatRequest } from '../core/fromUiChatRequest.js';
 import { acceptsRestart, ACCEPT_RESTART_HEADER } from './acceptsRestart.js';
 import { anthropicExchange } from './anthropicExchange.js';
 import { assertJsonContentType } from './assertJsonContentType.js';
@@ -61,6 +62,12 @@ export interface ServingCore<R = unknown> {
    * on the request `fromAnthropicRequest` makes of the body, then the `anthropic-sse` or `anthropic` wire by `stream`.
    */
   messages(exchange: ChatExchange<R>): Promise<ChatReply>;
+  /**
+   * The AI SDK's `POST /chat/ui` (`useChat`'s `DefaultChatTransport`): the checks of `post` on the request
+   * `fromUiChatRequest` makes of the body (its `model`, else the default), then the `ui` wire (the UI message stream);
+   * every refusal is the protocol's error part with its status.
+   */
+  ui(exchange: ChatExchange<R>): ChatReply;
   /** Anthropic's `POST /v1/messages/count_tokens`: the checks of `messages`, then an estimate (`countMessageTokens`). */
   countTokens(exchange: ChatExchange<R>): ChatReply;
   /** OpenAI's `GET /v1/models`: key (401), then the model list. */
@@ -454,6 +461,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       } catch (error) {
         return serve('anthropic', anthropic, pending, () => Promise.reject(error), started, ended);
       }
+    },
+    ui: (exchange) => {
+      const pending: Pending = {};
+      return serve('ui', exchange, pending, () => readPost(exchange, pending, fromUiChatRequest));
     },
     countTokens: (exchange) => {
       const anthropic = anthropicExchange(exchange);

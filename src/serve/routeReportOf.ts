@@ -10,14 +10,15 @@ export interface RouteReport {
 
 /**
  * The route report a written value carries (a route's last chunk, `/chat/json` answer, or `/v1` finishing chunk or
- * completion; the `data` of an SSE event), if any: what the request log adds of a route's call.
+ * completion; the `data` of an SSE event; the `messageMetadata` of a `/chat/ui` `finish` part), if any: what the request log adds of a route's call.
  *
  * @param value - A value the writer wrote.
  * @returns Its `target` and `attempts`, or `undefined` when it has neither.
  */
 export function routeReportOf(value: unknown): RouteReport | undefined {
-  const record = value as (RouteReport & { data?: RouteReport }) | null;
-  const found = record?.attempts !== undefined ? record : record?.data?.attempts !== undefined ? record.data : undefined;
+  const record = value as (RouteReport & { data?: RouteReport; messageMetadata?: RouteReport }) | null;
+  const nested = record?.data ?? record?.messageMetadata;
+  const found = record?.attempts !== undefined ? record : nested?.attempts !== undefined ? nested : undefined;
   if (found === undefined) return undefined;
   return { ...(found.target === undefined ? {} : { target: found.target }), attempts: found.attempts! };
 }

@@ -9,15 +9,16 @@ interface AnthropicUsageLike {
 }
 
 /**
- * The usage a written value carries: a chunk's `usage`, or the `usage` of the `data` of a `/chat/json` answer; an
+ * The usage a written value carries: a chunk's `usage`, the `usage` of the `data` of a `/chat/json` answer or of the
+ * `messageMetadata` of a `/chat/ui` `finish` part; an
  * Anthropic usage (`input_tokens`, …) in the log's terms (`prompt_tokens` its whole prompt, cache reads included).
  *
  * @param value - A value the writer wrote.
  * @returns Its usage, if it has one.
  */
 export function usageOf(value: unknown): Usage | undefined {
-  const record = value as { usage?: Usage | AnthropicUsageLike; data?: { usage?: Usage } } | null;
-  const usage = record?.usage ?? record?.data?.usage;
+  const record = value as { usage?: Usage | AnthropicUsageLike; data?: { usage?: Usage }; messageMetadata?: { usage?: Usage } } | null;
+  const usage = record?.usage ?? record?.data?.usage ?? record?.messageMetadata?.usage;
   if (usage === undefined || typeof (usage as Partial<AnthropicUsageLike>).input_tokens !== 'number') return usage as Usage | undefined;
   const anthropic = usage as AnthropicUsageLike;
   const cached = anthropic.cache_read_input_tokens ?? 0;

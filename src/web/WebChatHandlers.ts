@@ -18,6 +18,8 @@ export interface WebChatHandlers {
   completions: WebHandler;
   /** OpenAI's `GET /v1/models`: the configured models. */
   models: WebHandler;
+  /** The AI SDK's `POST /chat/ui` (`useChat`): the UI message stream. */
+  ui: WebHandler;
   /** Anthropic's `POST /v1/messages`: one `message`, or Anthropic's events with `"stream": true`. */
   messages: WebHandler;
   /** Anthropic's `POST /v1/messages/count_tokens`: `{ input_tokens }`, an estimate. */

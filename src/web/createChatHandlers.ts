@@ -108,6 +108,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     token: (request) => write(core.token(exchangeOf(request)), request),
     completions: async (request) => write(await core.completions(exchangeOf(request)), request),
     models: (request) => write(core.models(exchangeOf(request)), request),
+    ui: (request) => write(core.ui(exchangeOf(request)), request),
     messages: async (request) => write(await core.messages(exchangeOf(request)), request),
     countTokens: (request) => write(core.countTokens(exchangeOf(request)), request),
     streams: (request) => {
