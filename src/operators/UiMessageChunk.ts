@@ -21,16 +21,89 @@ export interface UiMessageFinishMetadata extends RouteExtensions {
  * trailer: they are not values.
  */
 export type UiMessageChunk =
-  | { type: 'start'; messageId?: string }
-  | { type: 'start-step' }
-  | { type: 'text-start'; id: string }
-  | { type: 'text-delta'; id: string; delta: string }
-  | { type: 'text-end'; id: string }
-  | { type: 'reasoning-start'; id: string }
-  | { type: 'reasoning-delta'; id: string; delta: string }
-  | { type: 'reasoning-end'; id: string }
-  | { type: 'tool-input-start'; toolCallId: string; toolName: string }
-  | { type: 'tool-input-delta'; toolCallId: string; inputTextDelta: string }
-  | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown }
-  | { type: 'finish-step' }
-  | { type: 'finish'; messageMetadata?: UiMessageFinishMetadata };
+  | {
+      /** The message begins. */
+      type: 'start';
+      /** The message's id (the transport makes one when absent). */
+      messageId?: string;
+    }
+  | {
+      /** A step (one upstream answer) begins. */
+      type: 'start-step';
+    }
+  | {
+      /** A text block begins. */
+      type: 'text-start';
+      /** The block's id, which its deltas and end name. */
+      id: string;
+    }
+  | {
+      /** A piece of a text block. */
+      type: 'text-delta';
+      /** The block's id. */
+      id: string;
+      /** The text. */
+      delta: string;
+    }
+  | {
+      /** A text block ends. */
+      type: 'text-end';
+      /** The block's id. */
+      id: string;
+    }
+  | {
+      /** A reasoning block begins (the provider's `reasoning_content`). */
+      type: 'reasoning-start';
+      /** The block's id, which its deltas and end name. */
+      id: string;
+    }
+  | {
+      /** A piece of a reasoning block. */
+      type: 'reasoning-delta';
+      /** The block's id. */
+      id: string;
+      /** The reasoning text. */
+      delta: string;
+    }
+  | {
+      /** A reasoning block ends. */
+      type: 'reasoning-end';
+      /** The block's id. */
+      id: string;
+    }
+  | {
+      /** A tool call begins. */
+      type: 'tool-input-start';
+      /** The call's id, as the provider gave it. */
+      toolCallId: string;
+      /** The tool's name. */
+      toolName: string;
+    }
+  | {
+      /** A piece of a tool call's arguments. */
+      type: 'tool-input-delta';
+      /** The call's id. */
+      toolCallId: string;
+      /** A fragment of the arguments' JSON text. */
+      inputTextDelta: string;
+    }
+  | {
+      /** A tool call is complete. */
+      type: 'tool-input-available';
+      /** The call's id. */
+      toolCallId: string;
+      /** The tool's name. */
+      toolName: string;
+      /** The parsed arguments. */
+      input: unknown;
+    }
+  | {
+      /** A step ends. */
+      type: 'finish-step';
+    }
+  | {
+      /** The message ends. */
+      type: 'finish';
+      /** Why, the usage and the route's report. */
+      messageMetadata?: UiMessageFinishMetadata;
+    };

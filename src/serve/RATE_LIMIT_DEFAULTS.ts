@@ -4,7 +4,10 @@
  * ms). The gateway's `limits` section takes them from here.
  */
 export const RATE_LIMIT_DEFAULTS = Object.freeze({
+  /** What admission does while the store cannot decide: `'local'`, each process enforces its share of the limits. */
   onStoreFailure: 'local' as const,
+  /** How many processes share the limits (a process's share under `'local'` is the limit divided by it). */
   expectedInstances: 1,
+  /** How long a running request's place lasts without being renewed (a dead process's places free themselves), ms. */
   placeTtlMs: 30_000,
 });

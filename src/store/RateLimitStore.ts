@@ -25,9 +25,17 @@ export interface RateLimitDecision {
   /** Which limit refused it, when refused. */
   readonly refusedBy?: 'requests' | 'concurrency';
   /** With `requestsPerMinute`: the requests still admissible now, and how long until the whole quota is back (ms). */
-  readonly requests?: { readonly remaining: number; readonly resetMs: number };
+  readonly requests?: {
+    /** The requests still admissible now. */
+    readonly remaining: number;
+    /** How long until the whole quota is back, ms. */
+    readonly resetMs: number;
+  };
   /** With `maxConcurrent`: the places still free after this decision. */
-  readonly concurrency?: { readonly remaining: number };
+  readonly concurrency?: {
+    /** The places still free after this decision. */
+    readonly remaining: number;
+  };
   /** When refused: how long until a retry may be admitted, in ms. */
   readonly retryAfterMs: number;
 }
