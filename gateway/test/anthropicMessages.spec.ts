@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Anthropic, { APIError, BadRequestError } from '@anthropic-ai/sdk';
 import { fromAnthropicRequest, type LlmClientOutput } from 'chatflux';
 import type { ChatRequestLog } from '../../src/express/chatRouter';
-import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import type { Emulator } from '../../src/testing/startEmulator';
 import { waitFor } from '../../test/helpers/streamSources';
-import { loadGatewayConfig } from '../src/loadGatewayConfig';
-import { startGateway, type RunningGateway } from '../src/startGateway';
+import type { RunningGateway } from '../src/startGateway';
+import { startRoutedGateway } from './startRoutedGateway';
 
 /**
  * Anthropic's `POST /v1/messages` on the gateway, read by the official `@anthropic-ai/sdk` (`messages.create`,
@@ -17,55 +14,16 @@ import { startGateway, type RunningGateway } from '../src/startGateway';
  */
 describe('startGateway: Anthropic Messages (/v1/messages)', () => {
   let gateway: RunningGateway;
-  let emulators: Emulator[];
-  let directory: string;
-  const logs: ChatRequestLog[] = [];
+  let emulators: readonly Emulator[];
+  let logs: ChatRequestLog[];
+  let close: () => Promise<void>;
   const KEY = 'sk-gw-anthropic';
   beforeAll(async () => {
-    // 0: cut after 8 events (a primary); 1: healthy (its fallback); 2: cut after 40, alone on its route; 3: slow, for the abort.
-    emulators = await Promise.all(
-      ['tokens=40;reset-after=8', '', 'tokens=60;pace=2;reset-after=40', 'tokens=400;pace=20'].map((scenario) =>
-        startEmulator({ dialect: 'deepseek', seed: 1, ...(scenario === '' ? {} : { scenario }) }),
-      ),
-    );
-    // The routes and keys from the gateway's config file, as an operator writes them: `claude-sonnet-5` means
-    // "t0, then t1"; the key by reference to a variable.
-    const target = (i: number) =>
-      `      - { provider: openai-compatible, baseUrl: "${emulators[i]!.url}", model: deepseek-chat, name: t${i}, retries: 0, prefill: deepseek }`;
-    const yaml = [
-      'upstream:',
-      '  emulator: { paceMs: 0 }',
-      'serve:',
-      '  apiKeys: ${GATEWAY_KEY}',
-      '  heartbeatMs: 0',
-      'routes:',
-      '  claude-sonnet-5:',
-      '    breaker: false',
-      '    targets:',
-      target(0),
-      target(1),
-      '  claude-cut:',
-      '    breaker: false',
-      '    maxContinuations: 0',
-      '    targets:',
-      target(2),
-      '  claude-slow:',
-      '    breaker: false',
-      '    targets:',
-      target(3),
-      '',
-    ].join('\n');
-    directory = mkdtempSync(join(tmpdir(), 'chatflux-messages-'));
-    const configFile = join(directory, 'gateway.yaml');
-    writeFileSync(configFile, yaml);
-    const config = loadGatewayConfig({ GATEWAY_KEY: KEY }, { configFile });
-    gateway = await startGateway({ ...config, port: 0 }, { log: (entry) => logs.push(entry) });
+    // The routes and keys from the gateway's config file: `claude-sonnet-5` means "t0 (cut after 8 events), then t1";
+    // `claude-cut` is t2 alone, cut after 40, without continuation; `claude-slow` is t3, slow (for the abort).
+    ({ gateway, emulators, logs, close } = await startRoutedGateway(KEY, { routed: 'claude-sonnet-5', cut: 'claude-cut', slow: 'claude-slow' }));
   });
-  afterAll(async () => {
-    await gateway.close(0);
-    await Promise.all(emulators.map((emulator) => emulator.close()));
-    rmSync(directory, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   const sdk = (options: { apiKey?: string; authToken?: string } = { apiKey: KEY }) =>
     new Anthropic({ baseURL: gateway.url, maxRetries: 0, timeout: 10_000, ...options });

@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { LlmClientOutput } from 'chatflux';
 import type { ChatRequestLog } from '../../src/express/chatRouter';
-import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
-import { loadGatewayConfig } from '../src/loadGatewayConfig';
-import { startGateway, type RunningGateway } from '../src/startGateway';
+import type { Emulator } from '../../src/testing/startEmulator';
+import type { RunningGateway } from '../src/startGateway';
+import { startRoutedGateway } from './startRoutedGateway';
 
 /**
  * The AI SDK's `POST /chat/ui` on the gateway, read by `ai`'s own `DefaultChatTransport` (what `useChat` sends and
@@ -17,53 +14,16 @@ import { startGateway, type RunningGateway } from '../src/startGateway';
  */
 describe('startGateway: the AI SDK UI message stream (/chat/ui)', () => {
   let gateway: RunningGateway;
-  let emulators: Emulator[];
-  let directory: string;
-  const logs: ChatRequestLog[] = [];
+  let emulators: readonly Emulator[];
+  let logs: ChatRequestLog[];
+  let close: () => Promise<void>;
   const KEY = 'sk-gw-ui';
   beforeAll(async () => {
-    // 0: cut after 8 events (a primary); 1: healthy (its fallback); 2: cut after 40, alone on its route; 3: slow, for the abort.
-    emulators = await Promise.all(
-      ['tokens=40;reset-after=8', '', 'tokens=60;pace=2;reset-after=40', 'tokens=400;pace=20'].map((scenario) =>
-        startEmulator({ dialect: 'deepseek', seed: 1, ...(scenario === '' ? {} : { scenario }) }),
-      ),
-    );
-    const target = (i: number) =>
-      `      - { provider: openai-compatible, baseUrl: "${emulators[i]!.url}", model: deepseek-chat, name: t${i}, retries: 0, prefill: deepseek }`;
-    const yaml = [
-      'upstream:',
-      '  emulator: { paceMs: 0 }',
-      'serve:',
-      '  apiKeys: ${GATEWAY_KEY}',
-      '  heartbeatMs: 0',
-      'routes:',
-      '  ui-routed:',
-      '    breaker: false',
-      '    targets:',
-      target(0),
-      target(1),
-      '  ui-cut:',
-      '    breaker: false',
-      '    maxContinuations: 0',
-      '    targets:',
-      target(2),
-      '  ui-slow:',
-      '    breaker: false',
-      '    targets:',
-      target(3),
-      '',
-    ].join('\n');
-    directory = mkdtempSync(join(tmpdir(), 'chatflux-ui-'));
-    const configFile = join(directory, 'gateway.yaml');
-    writeFileSync(configFile, yaml);
-    const config = loadGatewayConfig({ GATEWAY_KEY: KEY }, { configFile });
-    gateway = await startGateway({ ...config, port: 0 }, { log: (entry) => logs.push(entry) });
+    // The routes and keys from the gateway's config file: `ui-routed` means "t0 (cut after 8 events), then t1";
+    // `ui-cut` is t2 alone, cut after 40, without continuation; `ui-slow` is t3, slow (for the abort).
+    ({ gateway, emulators, logs, close } = await startRoutedGateway(KEY, { routed: 'ui-routed', cut: 'ui-cut', slow: 'ui-slow' }));
   });
-  afterAll(async () => {
-    await gateway.close(0);
-    await Promise.all(emulators.map((emulator) => emulator.close()));
-    rmSync(directory, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   const transport = (model?: string, key = KEY) =>
     new DefaultChatTransport<UIMessage>({ api: `${gateway.url}/chat/ui`, headers: { Authorization: `Bearer ${key}` }, ...(model === undefined ? {} : { body: { model } }) });
