@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
-import { startProgram, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
+import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
 import { rawRequest, type RawResponse } from '../../test/helpers/rawRequest';
 import { startRedis, type TestRedis } from '../../test/helpers/startRedis';
 
@@ -111,10 +111,7 @@ describe('per-key limits across gateway instances, shared through one redis-serv
     [a, b] = await Promise.all([startGatewayProgram(), startGatewayProgram()]);
   }, 60_000);
   afterAll(async () => {
-    for (const gateway of started) {
-      if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM');
-      await gateway.exited;
-    }
+    await stopPrograms(started);
     await redis?.stop();
     await emulator?.close();
     rmSync(dir, { recursive: true, force: true });

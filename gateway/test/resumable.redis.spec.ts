@@ -7,7 +7,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { EventSource } from 'eventsource';
 import { createSeededRandom } from '../../src/testing/createSeededRandom';
 import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/testing/startEmulator';
-import { startProgram, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
+import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
 import { largestPieceGap } from '../../test/helpers/largestPieceGap';
 import { rawRequest } from '../../test/helpers/rawRequest';
 import { cutAfterEvents, cutAfterLines } from '../../test/helpers/resumeContractSuite';
@@ -91,10 +91,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
     [a, b] = await Promise.all([startGatewayProgram(), startGatewayProgram()]);
   }, 60_000);
   afterAll(async () => {
-    for (const gateway of started) {
-      if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGTERM');
-      await gateway.exited;
-    }
+    await stopPrograms(started);
     await redis?.stop();
     await emulator?.close();
   }, 30_000);

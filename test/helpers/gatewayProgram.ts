@@ -52,6 +52,14 @@ export async function startProgram(
   return { ...started, url };
 }
 
+/** Ends every program of `programs` still running (SIGTERM: its graceful shutdown) and waits for each to exit. */
+export async function stopPrograms(programs: readonly SpawnedProgram[]): Promise<void> {
+  for (const program of programs) {
+    if (program.child.exitCode === null && program.child.signalCode === null) program.child.kill('SIGTERM');
+    await program.exited;
+  }
+}
+
 /** Whether nothing listens on `port` of 127.0.0.1 any more. */
 export const portRefuses = (port: number): Promise<boolean> =>
   new Promise((resolve) => {

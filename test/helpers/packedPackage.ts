@@ -119,6 +119,20 @@ export function packedGatewayTarball(): Promise<PackedTarball> {
   });
 }
 
+/** A new project `dir` (`package.json` named `name`) with `dependencies` installed by npm. */
+async function npmInstall(dir: string, name: string, dependencies: readonly string[]): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name, version: '1.0.0', private: true }, null, 2)}\n`);
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...dependencies], {
+    cwd: dir,
+    env: userEnv(),
+    timeout: MAKE_TIMEOUT_MS,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout?: string; stderr?: string }) => {
+    throw failure(`npm install ${dependencies.join(' ')}`, error);
+  });
+}
+
 /**
  * A temporary project with the packed chatflux and `dependencies` (npm specs: `express@4`, `@types/node@20`, or the
  * path of another tarball)
@@ -130,16 +144,7 @@ export function installedProject(name: string, dependencies: readonly string[]):
   return once(`project-${name}`, async () => {
     const { tarball } = await packedTarball();
     const dir = join(runDir(), 'projects', name);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `chatflux-test-${name}`, version: '1.0.0', private: true }, null, 2)}\n`);
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, ...dependencies], {
-      cwd: dir,
-      env: userEnv(),
-      timeout: MAKE_TIMEOUT_MS,
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw failure(`npm install ${dependencies.join(' ')}`, error);
-    });
+    await npmInstall(dir, `chatflux-test-${name}`, [tarball, ...dependencies]);
     return dir;
   });
 }
@@ -164,16 +169,7 @@ export async function installedGatewayProject(): Promise<string> {
 export function installedToolProject(name: string, dependencies: readonly string[]): Promise<string> {
   return once(`tool-${name}`, async () => {
     const dir = join(runDir(), 'tools', name);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `chatflux-tool-${name}`, version: '1.0.0', private: true }, null, 2)}\n`);
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...dependencies], {
-      cwd: dir,
-      env: userEnv(),
-      timeout: MAKE_TIMEOUT_MS,
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw failure(`npm install ${dependencies.join(' ')}`, error);
-    });
+    await npmInstall(dir, `chatflux-tool-${name}`, dependencies);
     return dir;
   });
 }
