@@ -119,7 +119,12 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
   if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
   // Observability: spans and metrics on the gateway's own providers, /metrics, traceparent in and out, JSON logs.
-  const telemetry = createGatewayTelemetry({ otlp: config.otlp, models: configuredModels(config) });
+  const telemetry = createGatewayTelemetry({
+    otlp: config.otlp,
+    models: configuredModels(config),
+    ...(config.instanceId === undefined ? {} : { instanceId: config.instanceId }),
+    ...(cluster.worker === undefined ? {} : { worker: cluster.worker.id }),
+  });
   const defaultClient = createChatClient({ ...clientConfig, telemetry: telemetry.client, ...options.client });
   telemetry.observePool(() => defaultClient.pool);
   const client =
