@@ -127,6 +127,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   });
   const defaultClient = createChatClient({ ...clientConfig, telemetry: telemetry.client, ...options.client });
   telemetry.observePool(() => defaultClient.pool);
+  // The routes' circuit breakers: shared by every instance through Redis when CHATFLUX_REDIS_URL is set.
+  const breakerStore = config.routes === undefined || config.redisUrl === undefined ? undefined : (await import('chatflux/redis')).createRedisBreakerStore({ url: config.redisUrl });
   const client =
     config.routes === undefined
       ? defaultClient
@@ -139,6 +141,16 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
               options.onRouteEvent?.(event);
             },
             telemetry.client,
+            breakerStore === undefined
+              ? {}
+              : {
+                  breakerStore,
+                  onBreakerStoreError: (event) => {
+                    const line = { state: event.state, ...(event.error === undefined ? {} : { err: String((event.error as Error).message ?? event.error) }) };
+                    if (event.state === 'failing') logger.warn(line, "the shared circuit breakers' store (Redis) is unreachable: each process runs its own breakers");
+                    else logger.info(line, "the shared circuit breakers' store (Redis) answers again");
+                  },
+                },
           ),
           defaultClient,
         );
@@ -239,6 +251,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     await client.close();
     await streamLog?.close();
     await limitStore?.close();
+    await breakerStore?.close();
     await emulator?.close();
     await telemetry.shutdown();
     throw error;
@@ -259,6 +272,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     await client.close();
     await streamLog?.close();
     await limitStore?.close();
+    await breakerStore?.close();
     await emulator?.close();
     await telemetry.shutdown();
   };
