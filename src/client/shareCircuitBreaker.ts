@@ -10,8 +10,12 @@ export interface SharedCircuitBreaker extends CircuitBreaker {
    * probes). Resolves at once otherwise. Never rejects: a store that fails makes it this process's breaker.
    */
   prepare(): Promise<void>;
-  /** Takes the store's state (the route's periodic read), or `undefined`: the store failed, this process's breaker decides. */
-  apply(state: SharedBreakerState | undefined): void;
+  /**
+   * Takes the store's state (the route's periodic read), or `undefined`: the store failed, this process's breaker
+   * decides. A read that started (`readAt`, `performance.now()`) before this breaker's latest write settled, or while
+   * one is under way, is stale for it and left out.
+   */
+  apply(state: SharedBreakerState | undefined, readAt?: number): void;
 }
 
 /** What {@link shareCircuitBreaker} needs besides the breaker. */
@@ -70,11 +74,19 @@ export function shareCircuitBreaker(local: CircuitBreaker, link: ShareCircuitBre
     }
     return state;
   };
+  let writing = 0; // writes under way
+  let wroteAt = -Infinity; // when the latest settled (performance.now())
   const call = (work: () => Promise<unknown>): void => {
-    void work().catch((error: unknown) => {
-      remote = undefined;
-      link.failed(error);
-    });
+    writing++;
+    void work()
+      .catch((error: unknown) => {
+        remote = undefined;
+        link.failed(error);
+      })
+      .finally(() => {
+        writing--;
+        wroteAt = performance.now();
+      });
   };
   const trip = (): void => {
     claimed = probing = false;
@@ -143,9 +155,11 @@ export function shareCircuitBreaker(local: CircuitBreaker, link: ShareCircuitBre
         });
       return claiming;
     },
-    apply(state) {
+    apply(state, readAt) {
       if (state === undefined) remote = undefined;
-      else {
+      else if (writing > 0 || (readAt !== undefined && readAt <= wroteAt)) {
+        // stale: read before this process's own latest change reached the store
+      } else {
         remote = { openUntil: now() + state.openMs, tripped: state.tripped, probing: state.probing };
         // A probe elsewhere closed it: this process's breaker forgets its own failures too.
         if (!state.tripped && !probing) {

@@ -44,8 +44,9 @@ export function shareRouteBreakers(config: ChatRouteConfig): RouteBreakerSharing
     if (store === undefined || reading) return;
     reading = true;
     try {
+      const readAt = performance.now();
       const states = await store.read(shared.map((breaker) => breaker.name));
-      shared.forEach((breaker, i) => breaker.apply(states[i]));
+      shared.forEach((breaker, i) => breaker.apply(states[i], readAt));
       if (failing) {
         failing = false;
         tell({ state: 'recovered' });

@@ -75,6 +75,27 @@ describe('shareCircuitBreaker over one store', () => {
     expect(a.tryAcquire() && b.tryAcquire()).toBe(true);
   });
 
+  it('a read that started before its own trip reached the store does not close it again', async () => {
+    const memory = createMemoryBreakerStore(clock);
+    let finishTrip = (): void => undefined;
+    const store: BreakerStore = { ...memory, trip: (name, ms) => new Promise<void>((resolve) => (finishTrip = () => void memory.trip(name, ms).then(resolve))) };
+    const { a } = sharedPair(store);
+    await sync(store, a);
+    const readAt = performance.now();
+    const [stale] = await store.read([a.name]); // closed: read before the trip
+    a.failure();
+    a.failure();
+    expect(a.state).toBe('open');
+    a.apply(stale, readAt); // the trip is under way
+    expect(a.state).toBe('open');
+    finishTrip();
+    await settle();
+    a.apply(stale, readAt); // the trip has settled since the read started
+    expect(a.state).toBe('open');
+    await sync(store, a);
+    expect(a.state).toBe('open');
+  });
+
   it('a prober that dies frees the probe when its claim expires', async () => {
     const store = createMemoryBreakerStore(clock);
     const { a, b } = sharedPair(store);
