@@ -12,7 +12,7 @@ export const LAYERS = {
   telemetry: ['core'],
   store: ['core'],
   redis: ['core', 'store'],
-  client: BELOW_CLIENT,
+  client: [...BELOW_CLIENT, 'store'],
   serve: [...BELOW_CLIENT, 'client', 'store'],
   tools: [...BELOW_CLIENT, 'client'],
   node: [...BELOW_CLIENT, 'client', 'serve', 'store'],

@@ -68,4 +68,5 @@ export const GATEWAY_SETTINGS: readonly GatewaySetting[] = Object.freeze([
   { key: 'streams.retentionMs', env: 'CHATFLUX_STREAM_RETENTION_MS', field: 'streamRetentionMs' },
   { key: 'streams.leaseMs', env: 'CHATFLUX_STREAM_LEASE_MS', field: 'streamLeaseMs' },
   { key: 'telemetry.metricsToken', env: 'CHATFLUX_METRICS_TOKEN', field: 'metricsToken' },
+  { key: 'telemetry.instanceId', env: 'CHATFLUX_INSTANCE_ID', field: 'instanceId' },
 ]);

@@ -164,6 +164,11 @@ const StreamsSchema = z.strictObject({
 /** The gateway's telemetry (the OTLP exporters read the `OTEL_EXPORTER_OTLP_*` variables themselves). */
 const TelemetrySchema = z.strictObject({
   metricsToken: option(z.string().optional(), { description: 'The Bearer token GET /metrics asks for.', defaultText: 'none: /metrics is open', range: SECRET, secret: true }),
+  instanceId: option(z.string().regex(/^[\w.:@/-]{1,128}$/).optional(), {
+    description: "This instance's id in its metrics (service.instance.id, target_info on /metrics).",
+    defaultText: '<hostname>:<pid> of the primary',
+    range: '1 to 128 letters, digits and . _ : @ / -',
+  }),
 });
 
 /**

@@ -1,4 +1,4 @@
-import { type ChatClient, createChatRoute, type ChatRouteEvent, type ChatRouteTarget, type TelemetryConfig } from 'chatflux';
+import { type ChatClient, createChatRoute, type ChatRouteConfig, type ChatRouteEvent, type ChatRouteTarget, type TelemetryConfig } from 'chatflux';
 import type { GatewayConfig } from './loadGatewayConfig.js';
 
 /**
@@ -16,6 +16,8 @@ import type { GatewayConfig } from './loadGatewayConfig.js';
  * @param emulatorUrl - The built-in emulator's base URL, for targets whose provider is `emulator`.
  * @param onEvent - Receives every route event.
  * @param telemetry - The gateway's telemetry: every target's calls get their spans and GenAI metrics.
+ * @param sharing - The breaker store every route shares its breakers through (Redis, with `CHATFLUX_REDIS_URL`), and
+ *   where its outages are told.
  * @returns The routes by model name.
  */
 export function createGatewayRoutes(
@@ -23,6 +25,7 @@ export function createGatewayRoutes(
   emulatorUrl: string | undefined,
   onEvent?: (event: ChatRouteEvent) => void,
   telemetry?: TelemetryConfig,
+  sharing: Pick<ChatRouteConfig, 'breakerStore' | 'onBreakerStoreError'> = {},
 ): Record<string, ChatClient> {
   const routes: Record<string, ChatClient> = {};
   const idle = config.idleTimeoutMs === undefined ? {} : { idle: config.idleTimeoutMs };
@@ -71,6 +74,7 @@ export function createGatewayRoutes(
       ...(config.jsonTimeoutMs === undefined ? {} : { jsonTimeoutMs: config.jsonTimeoutMs }),
       ...(config.maxAnswerChars === undefined ? {} : { maxAnswerChars: config.maxAnswerChars }),
       ...(onEvent === undefined ? {} : { onEvent }),
+      ...sharing,
     });
   }
   return routes;

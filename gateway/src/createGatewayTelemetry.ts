@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { ChatRequestLog, ChatRouteEvent, RateLimitStoreEvent, StreamLogStats, TelemetryConfig } from 'chatflux';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
@@ -9,13 +9,17 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
+import { joinClusterMetrics, toPromClientMetrics } from './clusterMetrics.js';
 import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /** The gateway's own OpenTelemetry: providers, the Prometheus exporter, and its per-request instruments. */
 export interface GatewayTelemetry {
   /** For the chat client (`ChatClientConfig.telemetry`): the gateway's providers and propagator. */
   client: TelemetryConfig;
-  /** Serves `GET /metrics` in Prometheus' text format. */
+  /**
+   * Serves `GET /metrics` in Prometheus' text format: this process's metrics, or under `CHATFLUX_WORKERS` the whole
+   * gateway's (every worker's, summed by the primary; 503 when the primary does not answer).
+   */
   serveMetrics(req: IncomingMessage, res: ServerResponse): void;
   /**
    * Runs `next` inside the request's SERVER span, a child of the client's W3C `traceparent` when it sent one; counts
@@ -59,8 +63,17 @@ export interface GatewayTelemetry {
 export interface GatewayTelemetryConfig {
   /** Export traces and metrics over OTLP/HTTP (the exporters read `OTEL_EXPORTER_OTLP_*` themselves). */
   otlp?: { traces: boolean; metrics: boolean } | undefined;
-  /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`); `service.instance.id` is a random UUID per call. */
+  /** `service.name` (default `OTEL_SERVICE_NAME`, else `chatflux-gateway`). */
   serviceName?: string;
+  /**
+   * The instance's id (`CHATFLUX_INSTANCE_ID`; default `<hostname>:<pid>` of this process): `service.instance.id` of
+   * the metrics (`target_info` on `/metrics`). A worker of `CHATFLUX_WORKERS` (`worker` set) exports over OTLP as
+   * `<instanceId>/<worker>` (each worker's cumulative counters are a series of their own), and its `/metrics` answers
+   * for the whole instance, under `instanceId`.
+   */
+  instanceId?: string;
+  /** This process's node:cluster worker index, when it is one of `CHATFLUX_WORKERS`: `/metrics` then aggregates. */
+  worker?: number;
   /**
    * The model names the GenAI metrics may carry (`TelemetryConfig.models`): the configured ones (`CHATFLUX_MODEL`,
    * `CHATFLUX_ALLOWED_MODELS`, the routes and their targets' models). Each client adds its own model; any other name
@@ -91,9 +104,10 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
   }
   // `service.instance.id` tells the processes apart (the workers of CHATFLUX_WORKERS, replicas): each exports
   // cumulative counters of its own, which a collector would take for one series were their resources the same.
+  const instanceId = config.instanceId ?? `${hostname()}:${process.pid}`;
   const resource = resourceFromAttributes({
     'service.name': config.serviceName ?? process.env['OTEL_SERVICE_NAME'] ?? 'chatflux-gateway',
-    'service.instance.id': randomUUID(),
+    'service.instance.id': config.worker === undefined ? instanceId : `${instanceId}/${config.worker}`,
   });
   const spanProcessors: SpanProcessor[] = config.otlp?.traces === true ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [];
   // Without a trace exporter nothing reads a span's attributes: a request that does not continue a sampled trace gets
@@ -118,11 +132,22 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
   const limitsFailingGauge = meter.createObservableGauge('chatflux.limits.store.failing', { unit: '1', description: "1 while the shared rate limits' store (Redis) is unreachable and the failure policy applies." });
   let limitsFailing = 0;
   limitsFailingGauge.addCallback((result) => result.observe(limitsFailing));
+  // Under CHATFLUX_WORKERS a scrape is answered for every worker (the primary sums them): see clusterMetrics.ts.
+  const cluster = config.worker === undefined ? undefined : joinClusterMetrics(async () => toPromClientMetrics((await prometheus.collect()).resourceMetrics, instanceId));
   const poolWaiting = meter.createObservableGauge('chatflux.upstream.connections.waiting', { unit: '{request}', description: 'Requests waiting for an upstream connection.' });
 
   return {
     client: { tracerProvider, meterProvider, propagator, models: config.models ?? [] },
-    serveMetrics: (req, res) => prometheus.getMetricsRequestHandler(req, res),
+    serveMetrics: (req, res) => {
+      if (cluster === undefined) return prometheus.getMetricsRequestHandler(req, res);
+      cluster.scrape().then(
+        (text) => res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }).end(text),
+        (error: unknown) =>
+          res
+            .writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' })
+            .end(JSON.stringify({ error: { message: `the workers' metrics cannot be gathered now (${(error as Error).message}); retry`, type: 'server_error', code: 'metrics_unavailable' } })),
+      );
+    },
     around: (req, res, next) => {
       const path = req.path ?? req.url ?? '/';
       const chat = CHAT_PATH.exec(path);
@@ -196,6 +221,7 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
       return ids === undefined ? undefined : { trace_id: ids.traceId, span_id: ids.spanId };
     },
     shutdown: async () => {
+      cluster?.stop();
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref()));
       await Promise.race([Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]), deadline]);

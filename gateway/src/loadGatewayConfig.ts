@@ -153,6 +153,11 @@ export interface GatewayConfig {
   /** `CHATFLUX_METRICS_TOKEN`: the Bearer token `GET /metrics` asks for (default none: `/metrics` is open, as `/healthz`). Secret. */
   metricsToken?: string;
   /**
+   * `CHATFLUX_INSTANCE_ID`: this instance's id in its metrics (`service.instance.id`; `target_info` on `/metrics`),
+   * default `<hostname>:<pid>` of the primary (of the process, without workers).
+   */
+  instanceId?: string;
+  /**
    * Which OpenTelemetry signals go out over OTLP/HTTP: traces when `OTEL_EXPORTER_OTLP_ENDPOINT` or
    * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set, metrics when `OTEL_EXPORTER_OTLP_ENDPOINT` or
    * `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` is (the exporters read the other `OTEL_EXPORTER_OTLP_*` variables themselves).

@@ -12,13 +12,16 @@
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, isConfigError } from 'chatflux';
+import { ConfigError, createMemoryRateLimitStore, isConfigError } from 'chatflux';
 import { answerCommandLine } from './answerCommandLine.js';
 import { describeGatewayConfig } from './describeGatewayConfig.js';
 import { GATEWAY_DEFAULTS } from './GATEWAY_DEFAULTS.js';
 import { loadGatewayConfig } from './loadGatewayConfig.js';
 import { onPrimaryExit } from './onPrimaryExit.js';
 import { runClusterPrimary } from './runClusterPrimary.js';
+import { servePrimaryRateLimitStore } from './primaryRateLimitStore.js';
+import { serveClusterMetrics } from './clusterMetrics.js';
+import { hostname } from 'node:os';
 
 /** The gateway's own module, or the one line to print when a peer dependency it needs is not installed. */
 async function loadStartGateway(): Promise<typeof import('./startGateway.js').startGateway> {
@@ -73,6 +76,12 @@ async function main(): Promise<void> {
   // The workers share one token secret: a token issued by one must pass on the others (the balancer picks any).
   if (workers > 1 && cluster.isPrimary) {
     const workerEnv: Record<string, string> = config.tokenSecret === undefined ? { CHATFLUX_TOKEN_SECRET: randomBytes(32).toString('base64url') } : {};
+    // One instance id for all the workers (their /metrics answers for the instance): the primary's, by default.
+    workerEnv['CHATFLUX_INSTANCE_ID'] = config.instanceId ?? `${hostname()}:${process.pid}`;
+    serveClusterMetrics();
+    // Limits without Redis: the primary holds them and the workers ask it (over the cluster's IPC), so that they hold
+    // for the gateway, not once per worker (a key limited to 2 streams would run 2 on each).
+    if (config.limits !== undefined && config.redisUrl === undefined) servePrimaryRateLimitStore(createMemoryRateLimitStore());
     runClusterPrimary({ workers, workerEnv });
     return handOverSignals();
   }

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { createServer, maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -17,6 +18,7 @@ import { pageSecurityHeaders } from './pageSecurityHeaders.js';
 import { presetRequestFields } from './presetRequestFields.js';
 import pino, { type DestinationStream } from 'pino';
 import { createGatewayTelemetry } from './createGatewayTelemetry.js';
+import { connectPrimaryRateLimitStore } from './primaryRateLimitStore.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -117,9 +119,16 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   if (config.upstreamConnections !== undefined) clientConfig.connections = config.upstreamConnections;
   if (config.connectionWaitMs !== undefined) clientConfig.connectionWaitMs = config.connectionWaitMs;
   // Observability: spans and metrics on the gateway's own providers, /metrics, traceparent in and out, JSON logs.
-  const telemetry = createGatewayTelemetry({ otlp: config.otlp, models: configuredModels(config) });
+  const telemetry = createGatewayTelemetry({
+    otlp: config.otlp,
+    models: configuredModels(config),
+    ...(config.instanceId === undefined ? {} : { instanceId: config.instanceId }),
+    ...(cluster.worker === undefined ? {} : { worker: cluster.worker.id }),
+  });
   const defaultClient = createChatClient({ ...clientConfig, telemetry: telemetry.client, ...options.client });
   telemetry.observePool(() => defaultClient.pool);
+  // The routes' circuit breakers: shared by every instance through Redis when CHATFLUX_REDIS_URL is set.
+  const breakerStore = config.routes === undefined || config.redisUrl === undefined ? undefined : (await import('chatflux/redis')).createRedisBreakerStore({ url: config.redisUrl });
   const client =
     config.routes === undefined
       ? defaultClient
@@ -132,6 +141,16 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
               options.onRouteEvent?.(event);
             },
             telemetry.client,
+            breakerStore === undefined
+              ? {}
+              : {
+                  breakerStore,
+                  onBreakerStoreError: (event) => {
+                    const line = { state: event.state, ...(event.error === undefined ? {} : { err: String((event.error as Error).message ?? event.error) }) };
+                    if (event.state === 'failing') logger.warn(line, "the shared circuit breakers' store (Redis) is unreachable: each process runs its own breakers");
+                    else logger.info(line, "the shared circuit breakers' store (Redis) answers again");
+                  },
+                },
           ),
           defaultClient,
         );
@@ -151,18 +170,15 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const streamLog = await openStreamLog(config, (message) => logger.warn(message));
   if (streamLog !== undefined) telemetry.observeStreamLog(() => streamLog.stats());
 
-  // Per-key limits: shared through Redis when CHATFLUX_REDIS_URL is set, else this process's.
+  // Per-key limits: shared through Redis when CHATFLUX_REDIS_URL is set, else the primary's (CHATFLUX_WORKERS), else this process's.
   const limitStore = await openLimitStore(config);
   const limits = limitsOf(config, limitStore, (event) => {
     telemetry.countLimitsStoreEvent(event);
     const line = { policy: event.policy, state: event.state, ...(event.error === undefined ? {} : { err: String((event.error as Error).message ?? event.error) }) };
-    if (event.state === 'failing') logger.warn(line, `the shared rate limits' store (Redis) is unreachable: policy ${event.policy}`);
-    else logger.info(line, "the shared rate limits' store (Redis) answers again");
+    const where = config.redisUrl === undefined ? "the primary's rate limits store" : "the shared rate limits' store (Redis)";
+    if (event.state === 'failing') logger.warn(line, `${where} is unreachable: policy ${event.policy}`);
+    else logger.info(line, `${where} answers again`);
   });
-
-  if (limits !== undefined && limitStore === undefined && (config.workers ?? 1) > 1) {
-    logger.warn({ workers: config.workers }, 'limits without CHATFLUX_REDIS_URL hold per process: each worker enforces them on its own (set CHATFLUX_REDIS_URL to share them)');
-  }
 
   const app = express();
   app.disable('x-powered-by');
@@ -237,6 +253,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     await client.close();
     await streamLog?.close();
     await limitStore?.close();
+    await breakerStore?.close();
     await emulator?.close();
     await telemetry.shutdown();
     throw error;
@@ -257,6 +274,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     await client.close();
     await streamLog?.close();
     await limitStore?.close();
+    await breakerStore?.close();
     await emulator?.close();
     await telemetry.shutdown();
   };
@@ -303,9 +321,14 @@ async function openStreamLog(config: GatewayConfig, warn: (message: string) => v
   return log;
 }
 
-/** The shared store of the per-key limits: Redis when `CHATFLUX_REDIS_URL` is set and something is limited. */
+/**
+ * The shared store of the per-key limits, when something is limited: Redis when `CHATFLUX_REDIS_URL` is set (every
+ * instance), else in a `CHATFLUX_WORKERS` worker the primary's (every worker of this gateway); else none (the serving
+ * core's memory store, this process's).
+ */
 async function openLimitStore(config: GatewayConfig): Promise<RateLimitStore | undefined> {
-  if (config.limits === undefined || config.redisUrl === undefined) return undefined;
+  if (config.limits === undefined) return undefined;
+  if (config.redisUrl === undefined) return cluster.isWorker ? connectPrimaryRateLimitStore() : undefined;
   const { createRedisRateLimitStore } = await import('chatflux/redis');
   return createRedisRateLimitStore({ url: config.redisUrl });
 }

@@ -1,5 +1,6 @@
 import type { ChatRouteEvent } from './ChatRouteEvent.js';
 import type { ChatRouteTarget } from './ChatRouteTarget.js';
+import type { BreakerStore } from '../store/BreakerStore.js';
 import type { CircuitBreakerConfig } from './createCircuitBreaker.js';
 
 /** Options of `createChatRoute`. */
@@ -10,6 +11,18 @@ export interface ChatRouteConfig {
   targets: readonly ChatRouteTarget[];
   /** Each target's circuit breaker (defaults: `DEFAULT_CIRCUIT_BREAKER`), or `false` for none. */
   breaker?: CircuitBreakerConfig | false;
+  /**
+   * Shares the breakers with every process using the same store (`createRedisBreakerStore` from `chatflux/redis`): a
+   * breaker one process opens is open for all (they read the store every 250 ms), and past its cool-down one probe,
+   * claimed through the store, decides for all. Default none: each process's breakers are its own. While the store
+   * does not answer, each process's breakers decide alone (told to `onBreakerStoreError`).
+   */
+  breakerStore?: BreakerStore;
+  /**
+   * Told when the breaker store stops answering (`failing`: each process's breakers decide alone meanwhile) and when
+   * it answers again (`recovered`), once each. Default: a process warning (`CHATFLUX_BREAKER_STORE`).
+   */
+  onBreakerStoreError?: (event: { state: 'failing' | 'recovered'; error?: unknown }) => void;
   /** A target silent past its `headers` or `firstChunk` deadline hands over to the next (default `true`); `false`: the timeout surfaces. */
   failoverOnSilence?: boolean;
   /** A content-policy rejection moves on to the next target (default `false`: it is the request's fault; its reason reaches the caller). */

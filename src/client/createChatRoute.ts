@@ -1,4 +1,4 @@
-import { defer, map, Observable } from 'rxjs';
+import { defer, from, map, Observable, switchMap } from 'rxjs';
 import { addUsage } from '../core/addUsage.js';
 import { ConfigError } from '../core/errors.js';
 import { durationMs } from '../core/durationMs.js';
@@ -21,6 +21,7 @@ import type { RouteContext } from './RouteContext.js';
 import { restartChunk } from './restartChunk.js';
 import { restartEvent } from './restartEvent.js';
 import { restartRoute } from './restartRoute.js';
+import { shareRouteBreakers } from './shareRouteBreakers.js';
 
 // The route's public types live in files of their own (what the route's parts import); this module, the route's
 // entry, offers them too.
@@ -100,7 +101,9 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
   const routeName = config.name ?? config.targets[0]?.model ?? 'route';
   const emit = config.onEvent ?? (() => undefined);
   const answer = toOutput({ maxAnswerChars: config.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS });
-  const targets = resolveRouteTargets(config, routeName, emit);
+  const sharing = shareRouteBreakers(config);
+  const targets = resolveRouteTargets(config, routeName, emit, sharing.failed);
+  sharing.start(targets);
   const modelless = targets.find((t) => t.client.model === undefined);
   if (config.name !== undefined && modelless !== undefined) {
     throw new ConfigError(
@@ -122,10 +125,15 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
     announce?: (error: unknown) => T,
   ): Observable<T> =>
     calls.track(() => {
-      const state = newRouteCall(createRouteBudget({ maxAttempts, deadlineMs, cutDeadlineMs }), options.caller, (attempt) =>
-        emit({ type: 'attempt', route: routeName, ...attempt }),
-      );
-      return restartRoute(context, config, request, options, state, (chunks) => finish(chunks, state), restart, announce);
+      const run = (): Observable<T> => {
+        const state = newRouteCall(createRouteBudget({ maxAttempts, deadlineMs, cutDeadlineMs }), options.caller, (attempt) =>
+          emit({ type: 'attempt', route: routeName, ...attempt }),
+        );
+        return restartRoute(context, config, request, options, state, (chunks) => finish(chunks, state), restart, announce);
+      };
+      // Shared breakers: a half-open one's probe is claimed through the store first (one round trip, only then).
+      const probes = sharing.halfOpen();
+      return probes.length === 0 ? run() : from(Promise.all(probes.map((breaker) => breaker.prepare()))).pipe(switchMap(run));
     });
 
   const first = targets[0]!;
@@ -178,6 +186,7 @@ export function createChatRoute(config: ChatRouteConfig): ChatRoute {
       route.stream(request, options).pipe(map((data) => restartEvent(data) ?? serverSentEvent({ data }))),
     close: async (graceMs = 0) => {
       calls.close();
+      sharing.stop();
       // The route's calls, not only its targets' requests: a call waiting to retry or fail over has none under way.
       await calls.drain(graceMs);
       await Promise.all(targets.flatMap((t) => [t.client.close(), t.prefillClient?.close()]));

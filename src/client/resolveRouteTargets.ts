@@ -2,7 +2,8 @@ import { retryOnTransient, type RetryOnTransientConfig } from '../operators/retr
 import { createChatClient } from './createChatClient.js';
 import type { ChatRouteConfig } from './ChatRouteConfig.js';
 import type { ChatRouteEvent } from './ChatRouteEvent.js';
-import { createCircuitBreaker } from './createCircuitBreaker.js';
+import { createCircuitBreaker, DEFAULT_CIRCUIT_BREAKER, type CircuitState } from './createCircuitBreaker.js';
+import { shareCircuitBreaker } from './shareCircuitBreaker.js';
 import { PROVIDERS } from './providers.js';
 import type { RouteTarget } from './RouteTarget.js';
 
@@ -11,6 +12,9 @@ import type { RouteTarget } from './RouteTarget.js';
  * caller within 15 s of the request when the primary says nothing at all.
  */
 const DEFAULT_SILENCE_MS = 10_000;
+
+/** How long a shared breaker's probe claim holds, ms: a process that dies probing frees the probe then. */
+const PROBE_TTL_MS = 30_000;
 
 /**
  * The targets of a route, in order: every target but the last gets the first-token budget (`silenceMs`, default
@@ -22,6 +26,7 @@ const DEFAULT_SILENCE_MS = 10_000;
  * @param config - The route's options.
  * @param routeName - The route's name, for the breaker events.
  * @param emit - Told of each breaker transition.
+ * @param failed - With `config.breakerStore`: told of a store call that failed (each breaker is then shared through it).
  * @returns The targets.
  * @throws ConfigError for a bad target configuration (each target's client is created now).
  */
@@ -29,6 +34,7 @@ export function resolveRouteTargets(
   config: ChatRouteConfig,
   routeName: string,
   emit: (event: ChatRouteEvent) => void,
+  failed: (error: unknown) => void = () => undefined,
 ): RouteTarget[] {
   const seen = new Map<string, number>();
   const silenceMs = config.silenceMs ?? DEFAULT_SILENCE_MS;
@@ -51,10 +57,22 @@ export function resolveRouteTargets(
     seen.set(base, count);
     const name = count === 1 ? base : `${base}#${count}`;
     const prefill = target.prefill ?? PROVIDERS[client.provider].prefill;
+    const onTransition = ({ from, to }: { from: CircuitState; to: CircuitState }): void => emit({ type: 'breaker', route: routeName, target: name, from, to });
+    const store = config.breakerStore;
     const breaker =
       config.breaker === false
         ? undefined
-        : createCircuitBreaker(config.breaker ?? {}, ({ from, to }) => emit({ type: 'breaker', route: routeName, target: name, from, to }));
+        : store === undefined
+          ? createCircuitBreaker(config.breaker ?? {}, onTransition)
+          : shareCircuitBreaker(createCircuitBreaker(config.breaker ?? {}), {
+              store,
+              name: `${routeName}/${name}`,
+              coolDownMs: config.breaker?.coolDownMs ?? DEFAULT_CIRCUIT_BREAKER.coolDownMs,
+              probeTtlMs: PROBE_TTL_MS,
+              failed,
+              onTransition,
+              ...(config.breaker?.now === undefined ? {} : { now: config.breaker.now }),
+            });
     return { name, config: target, client, prefillClient: undefined, prefill, retry, breaker };
   });
 }
