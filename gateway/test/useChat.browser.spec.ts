@@ -194,6 +194,25 @@ describe('useChat (@ai-sdk/react) on the gateway, in Chromium', () => {
     expect(json.message.content.length).toBeGreaterThan(beforeReload.length);
   }, 60_000);
 
+  it("the gateway's own useChat protocol page (/ui, no React): streams an answer, and after a reload mid-answer resumes it once", async () => {
+    const prompt = 'Describe the river.';
+    emulator.setScenario('pace=10;tokens=300');
+    await page.goto(`${gateway.url}/`);
+    await page.click('#ui-link');
+    await page.waitForURL(`${gateway.url}/ui`);
+    await page.fill('#prompt', prompt);
+    const before = emulator.requests.length;
+    await page.click('#send');
+    await page.waitForFunction(() => (document.querySelector('.message[data-role="assistant"] .text')?.textContent?.length ?? 0) > 10, undefined, { timeout: 15_000 });
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready' && document.querySelector('.message[data-role="assistant"]') !== null, undefined, { timeout: 30_000 });
+    const answers = await shown();
+    expect(answers).toHaveLength(1);
+    expect(emulator.requests.length - before).toBe(1);
+    expect(answers[0]?.text).toBe((await jsonAnswer('deepseek-chat', prompt)).message.content);
+    await page.click('#clear');
+  }, 60_000);
+
   it('shows a cut upstream as useChat\'s error state, never as a complete message', async () => {
     emulator.setScenario('pace=10;tokens=200;reset-after=30');
     await open({ model: 'deepseek-chat' });
