@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { installedToolProject } from '../../test/helpers/packedPackage';
 import { rawRequest } from '../../test/helpers/rawRequest';
 import { expectJsonAnswer } from '../../test/helpers/wireAssertions';
 import { CHROMIUM } from '../../test/setup/CHROMIUM';
@@ -15,15 +16,39 @@ import { startGateway, type RunningGateway } from '../src/startGateway';
 /**
  * `useChat` in a real browser: the React page of `useChatPage.ts` (`@ai-sdk/react`'s `useChat` with ai's
  * `DefaultChatTransport`, bundled here by esbuild, no network) served from its own origin next to the gateway (as a
- * Vite or Next.js front end is; the gateway allows it with `corsOrigins`), in Chromium, against the emulator.
+ * Vite or Next.js front end is; the gateway allows it with `corsOrigins`), in Chromium, against the emulator — with
+ * the installed `ai` 5 and `@ai-sdk/react` 2, then with `ai` 6 and `@ai-sdk/react` 3 installed by npm into a temporary
+ * project (the page bundled against them; React is the repository's 19).
  */
+
+/** The AI SDK versions the page is bundled with: the repository's, and the next major from npm. */
+const VERSIONS: ReadonlyArray<{ name: string; install?: readonly string[] }> = [
+  { name: 'ai 5 and @ai-sdk/react 2 (installed)' },
+  { name: 'ai 6 and @ai-sdk/react 3 (from npm)', install: ['ai@6', '@ai-sdk/react@3'] },
+];
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const HTML = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>useChat on chatflux</title><style>body{font:15px system-ui,sans-serif;max-width:760px;margin:24px auto;padding:0 16px}.message{border-top:1px solid #ddd;padding:8px 0}.reasoning{color:#777;font-style:italic;white-space:pre-wrap}.text{white-space:pre-wrap}.tool{background:#f4f4f4;padding:6px}#error{color:#b00}input{width:60%}</style></head><body><div id="root"></div><script type="module" src="/page.js"></script></body></html>';
 
-/** The page's script: `useChatPage.ts` with React, `@ai-sdk/react` and `ai`, in one ES module. */
-async function bundlePage(): Promise<string> {
+/** A package's directory as this repository resolves it. */
+const packageDir = (name: string): string => dirname(require.resolve(`${name}/package.json`));
+
+/**
+ * The page's script: `useChatPage.ts` with React, `@ai-sdk/react` and `ai`, in one ES module; `project`: a project
+ * whose `ai` and `@ai-sdk/react` replace the repository's (one React: the repository's).
+ */
+async function bundlePage(project?: string): Promise<string> {
+  const alias =
+    project === undefined
+      ? undefined
+      : {
+          ai: join(project, 'node_modules', 'ai'),
+          '@ai-sdk/react': join(project, 'node_modules', '@ai-sdk', 'react'),
+          react: packageDir('react'),
+          'react-dom': packageDir('react-dom'),
+        };
   const result = await build({
+    ...(alias === undefined ? {} : { alias }),
     entryPoints: [join(__dirname, 'useChatPage.ts')],
     bundle: true,
     write: false,
@@ -53,7 +78,7 @@ async function servePage(script: string): Promise<{ url: string; close(): Promis
   };
 }
 
-describe('useChat (@ai-sdk/react) on the gateway, in Chromium', () => {
+describe.each(VERSIONS)('useChat on the gateway, in Chromium: $name', ({ install }) => {
   let emulator: Emulator;
   let gateway: RunningGateway;
   let site: { url: string; close(): Promise<void> };
@@ -65,7 +90,10 @@ describe('useChat (@ai-sdk/react) on the gateway, in Chromium', () => {
   beforeAll(async () => {
     const executablePath = requireTool(CHROMIUM);
     emulator = await startEmulator({ dialect: 'deepseek', seed: 17 });
-    site = await servePage(await bundlePage());
+    const project = install === undefined ? undefined : await installedToolProject('ai-sdk-next', install);
+    const script = await bundlePage(project);
+    if (project !== undefined) expect(script).toContain('6.0.'); // ai 6's version string is in the bundle
+    site = await servePage(script);
     gateway = await startGateway(
       { port: 0, host: '127.0.0.1', provider: 'openai-compatible', baseUrl: emulator.url, gatewayKeys: [], heartbeatMs: 15_000, corsOrigins: [site.url] },
       { log: () => undefined, client: { model: 'deepseek-chat', retry: 0 } },
@@ -73,7 +101,7 @@ describe('useChat (@ai-sdk/react) on the gateway, in Chromium', () => {
     profile = mkdtempSync(join(tmpdir(), 'chatflux-usechat-'));
     context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: ARGS, viewport: { width: 900, height: 640 } });
     page = context.pages()[0] ?? (await context.newPage());
-  }, 90_000);
+  }, 240_000);
 
   afterAll(async () => {
     await context?.close();
@@ -103,10 +131,10 @@ describe('useChat (@ai-sdk/react) on the gateway, in Chromium', () => {
   /** The assistant messages' parts as the page shows them. */
   const shown = (): Promise<Array<{ text: string; reasoning: string; tools: string[] }>> =>
     page.evaluate(() =>
-      [...document.querySelectorAll('.message[data-role="assistant"]')].map((message) => ({
-        text: [...message.querySelectorAll('.text')].map((part) => part.textContent ?? '').join(''),
-        reasoning: [...message.querySelectorAll('.reasoning')].map((part) => part.textContent ?? '').join(''),
-        tools: [...message.querySelectorAll('.tool')].map((part) => part.getAttribute('data-state') ?? ''),
+      Array.from(document.querySelectorAll('.message[data-role="assistant"]')).map((message) => ({
+        text: Array.from(message.querySelectorAll('.text')).map((part) => part.textContent ?? '').join(''),
+        reasoning: Array.from(message.querySelectorAll('.reasoning')).map((part) => part.textContent ?? '').join(''),
+        tools: Array.from(message.querySelectorAll('.tool')).map((part) => part.getAttribute('data-state') ?? ''),
       })),
     );
   const jsonAnswer = async (model: string, prompt: string) =>
@@ -134,7 +162,7 @@ describe('useChat (@ai-sdk/react) on the gateway, in Chromium', () => {
     expect(await page.$('#error')).toBeNull();
     // docs/img/usechat.png: `CHATFLUX_SCREENSHOT=1 npx jest gateway/test/useChat.browser -t renders` rewrites it (with
     // CJK and emoji fonts installed, e.g. Debian's fonts-wqy-microhei and fonts-noto-color-emoji).
-    if (process.env['CHATFLUX_SCREENSHOT'] === '1') await page.locator('main').screenshot({ path: join(__dirname, '../../docs/img/usechat.png') });
+    if (process.env['CHATFLUX_SCREENSHOT'] === '1' && install === undefined) await page.locator('main').screenshot({ path: join(__dirname, '../../docs/img/usechat.png') });
   }, 60_000);
 
   it('stop() closes the upstream request (the emulator sees it end early), and the text stops growing', async () => {
@@ -194,7 +222,8 @@ describe('useChat (@ai-sdk/react) on the gateway, in Chromium', () => {
     expect(json.message.content.length).toBeGreaterThan(beforeReload.length);
   }, 60_000);
 
-  it("the gateway's own useChat protocol page (/ui, no React): streams an answer, and after a reload mid-answer resumes it once", async () => {
+  // The gateway's page does not use the SDK: once is enough.
+  if (install === undefined) it("the gateway's own useChat protocol page (/ui, no React): streams an answer, and after a reload mid-answer resumes it once", async () => {
     const prompt = 'Describe the river.';
     emulator.setScenario('pace=10;tokens=300');
     await page.goto(`${gateway.url}/`);
