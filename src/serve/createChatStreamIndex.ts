@@ -2,7 +2,7 @@
 export interface ChatStreamIndexConfig {
   /** The most chats remembered in all (the oldest entry goes first). Default 10000. */
   readonly maxChats?: number;
-  /** The most chats remembered per client (that client's oldest entry goes first). Default 100. */
+  /** The most chats remembered per client (that client's oldest entry goes first). Default 1000. */
   readonly maxChatsPerClient?: number;
   /** How long an entry is kept after it was set, in ms. Default 3600000 (an hour). */
   readonly ttlMs?: number;
@@ -16,6 +16,8 @@ export interface ChatStreamIndex {
   set(client: string, chatId: string, streamId: string): void;
   /** The latest answer of `client`'s chat `chatId`, or `undefined` (never set, expired, or pushed out by newer ones). */
   get(client: string, chatId: string): string | undefined;
+  /** Forgets `client`'s chat `chatId` if its latest answer is still `streamId` (that answer has ended). */
+  delete(client: string, chatId: string, streamId: string): void;
 }
 
 /** The longest chat id kept: `useChat` makes 16-character ids; a longer one is not remembered. */
@@ -24,7 +26,7 @@ const MAX_CHAT_ID_CHARS = 128;
 /**
  * The bounded map from a client's chat id (`useChat`'s `id`, chosen by the client) to the stream id of its latest
  * resumable answer: no client-chosen string becomes unbounded state — the count is bounded in all and per client, and
- * each entry expires.
+ * each entry expires (the serving core also deletes it when its answer ends: it holds the running ones).
  *
  * ```text
  * set(client, chatId, streamId) ─► per client: its oldest out past maxChatsPerClient; in all: the oldest out past maxChats
@@ -35,7 +37,7 @@ const MAX_CHAT_ID_CHARS = 128;
  * @returns The index.
  */
 export function createChatStreamIndex(config: ChatStreamIndexConfig = {}): ChatStreamIndex {
-  const { maxChats = 10_000, maxChatsPerClient = 100, ttlMs = 3_600_000, now = Date.now } = config;
+  const { maxChats = 10_000, maxChatsPerClient = 1000, ttlMs = 3_600_000, now = Date.now } = config;
   /** Per client, its chats in the order they were set (a Map keeps insertion order). */
   const clients = new Map<string, Map<string, { streamId: string; expires: number }>>();
   /** Every entry in the order it was set: `[client, chatId]`, for the oldest-first eviction across clients. */
@@ -70,6 +72,9 @@ export function createChatStreamIndex(config: ChatStreamIndexConfig = {}): ChatS
       if (entry.expires > now()) return entry.streamId;
       remove(client, chatId);
       return undefined;
+    },
+    delete: (client, chatId, streamId) => {
+      if (clients.get(client)?.get(chatId)?.streamId === streamId) remove(client, chatId);
     },
   };
 }

@@ -295,12 +295,20 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         if (streamId === undefined || resumable === undefined) return void call(client, request, options).subscribe(subscriber);
         const { abandonAfterMs } = resumable;
         const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
-        if (chat !== undefined) chatStreams?.set(chat.client, chat.id, streamId);
         const keep = pending.keepPlace?.(); // the upstream request keeps its client's place until it stops
+        let onEnd = keep;
+        if (chat !== undefined && chatStreams !== undefined) {
+          // The chat's latest answer while it runs: GET /chat/ui/{chatId}/stream resumes a running answer only.
+          chatStreams.set(chat.client, chat.id, streamId);
+          onEnd = () => {
+            keep?.();
+            chatStreams.delete(chat.client, chat.id, streamId);
+          };
+        }
         produceLogged(producer, call(client, request, options), subscriber, {
           sse: loggedAsFrames(wire),
           secrets,
-          ...(keep === undefined ? {} : { onEnd: keep }),
+          ...(onEnd === undefined ? {} : { onEnd }),
           ...(log === undefined ? {} : { onValue: (value: unknown) => (last = value) }),
         });
       };

@@ -11,6 +11,16 @@ describe('createChatStreamIndex: useChat chat ids → their latest resumable ans
     expect(index.get('a', 'other')).toBeUndefined();
   });
 
+  it('forgets a chat when its answer ends, unless a newer answer of that chat took its place', () => {
+    const index = createChatStreamIndex();
+    index.set('a', 'chat', 's1');
+    index.set('a', 'chat', 's2');
+    index.delete('a', 'chat', 's1');
+    expect(index.get('a', 'chat')).toBe('s2');
+    index.delete('a', 'chat', 's2');
+    expect(index.get('a', 'chat')).toBeUndefined();
+  });
+
   it('forgets an entry after ttlMs', () => {
     let now = 1000;
     const index = createChatStreamIndex({ ttlMs: 50, now: () => now });
