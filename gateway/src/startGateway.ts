@@ -56,6 +56,8 @@ export interface StartGatewayOptions {
 }
 
 const PAGE_PATH = join(__dirname, 'public', 'index.html');
+/** The second demo page (`/ui`): `POST /chat/ui`'s UI message stream (what `useChat` reads), spoken without React. */
+const UI_PAGE_PATH = join(__dirname, 'public', 'ui.html');
 
 /** The message of the `ShutdownError` every response still open (or arriving) during a shutdown ends with. */
 const SHUTTING_DOWN = 'the gateway is shutting down; retry the request';
@@ -156,6 +158,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
         );
   const shutdown = createGracefulShutdown();
   const page = readFileSync(PAGE_PATH, 'utf8');
+  const uiPage = readFileSync(UI_PAGE_PATH, 'utf8');
   const logger = pino(
     { base: null, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) }, mixin: () => telemetry.traceIds() ?? {} },
     options.logStream ?? process.stdout,
@@ -201,6 +204,8 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   app.get('/healthz', (_req, res) => void res.json(health));
   const pageHeaders = pageSecurityHeaders(page);
   app.get('/', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').set(pageHeaders).send(page));
+  const uiPageHeaders = pageSecurityHeaders(uiPage);
+  app.get('/ui', (_req, res) => void res.type('html').set('Cache-Control', 'no-cache').set(uiPageHeaders).send(uiPage));
   app.use(
     chatRouter({
       client,

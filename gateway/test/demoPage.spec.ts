@@ -1,5 +1,5 @@
 /**
- * The demo page's security headers: a CSP that allows only its own inline script and style (by hash) and its own
+ * The demo pages' security headers (the SSE page at `/`, the useChat protocol page at `/ui`): a CSP that allows only its own inline script and style (by hash) and its own
  * origin, no framing by other sites, no sniffing, no referrer. (gateway/test/browser.spec.ts runs the page under it.)
  */
 import { createHash } from 'node:crypto';
@@ -14,8 +14,8 @@ beforeAll(async () => {
 afterAll(async () => gateway.close(0));
 
 describe('the demo page', () => {
-  it('is served with CSP (frame-ancestors none), X-Frame-Options, nosniff and no referrer', async () => {
-    const res = await rawRequest(`${gateway.url}/`);
+  it.each(['/', '/ui'])('%s is served with CSP (frame-ancestors none), X-Frame-Options, nosniff and no referrer', async (path) => {
+    const res = await rawRequest(`${gateway.url}${path}`);
     expect(res.status).toBe(200);
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("default-src 'none'");
@@ -28,5 +28,10 @@ describe('the demo page', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
+  });
+
+  it('links the useChat protocol page (/ui), which links back', async () => {
+    expect((await rawRequest(`${gateway.url}/`)).body).toContain('href="/ui"');
+    expect((await rawRequest(`${gateway.url}/ui`)).body).toContain('href="/"');
   });
 });

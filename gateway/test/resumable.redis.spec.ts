@@ -10,7 +10,7 @@ import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/te
 import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
 import { largestPieceGap } from '../../test/helpers/largestPieceGap';
 import { rawRequest } from '../../test/helpers/rawRequest';
-import { cutAfterEvents, cutAfterLines } from '../../test/helpers/resumeContractSuite';
+import { cutAfterEvents, cutAfterLines, uiChatBody, uiPartCount } from '../../test/helpers/resumeContractSuite';
 import { startRedis, type TestRedis } from '../../test/helpers/startRedis';
 import { expectChunkSequence, ndjsonLines, sseFrames } from '../../test/helpers/wireAssertions';
 
@@ -132,6 +132,28 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
     expect(frames.at(-1)).toEqual({ data: '[DONE]' });
     frames.slice(0, -1).forEach((frame, position) => expect(frame.id).toBe(`${id}:${position}`));
     expectChunkSequence(frames.slice(0, -1).map((frame) => JSON.parse(frame.data ?? '') as unknown));
+    expect(upstreams() - before).toBe(1);
+  }, 30_000);
+
+  it("drops useChat's POST /chat/ui (resume: true) on A and resumes it from its start: at GET /chat/ui/{chatId}/stream on A, and by its stream id on B (the ui wire), the same bytes, one upstream request", async () => {
+    const before = upstreams();
+    const dropped = await rawRequest(`${a.url}/chat/ui`, {
+      headers: auth,
+      body: uiChatBody('redis-chat', 'tokens=400;pace=5'),
+      onPiece: (_text, soFar) => (uiPartCount(soFar) < 40 ? undefined : 'abort'),
+    });
+    const id = String(dropped.headers['chatflux-stream-id']);
+    expect(dropped.headers['chatflux-resumable']).toBeUndefined(); // in the shared log
+    const [onA, onB] = await Promise.all([
+      rawRequest(`${a.url}/chat/ui/redis-chat/stream`, { headers: auth }),
+      rawRequest(`${b.url}/chat/streams/${id}`, { headers: { ...auth, Accept: 'text/event-stream' } }),
+    ]);
+    expect(onA.status).toBe(200);
+    expect(onA.headers['x-vercel-ai-ui-message-stream']).toBe('v1');
+    expect(onA.body.startsWith(dropped.body)).toBe(true);
+    expect(onA.body).toMatch(/data: \{"type":"finish"[^\n]*\n\ndata: \[DONE\]\n\n$/);
+    expect(onB.headers['x-vercel-ai-ui-message-stream']).toBe('v1');
+    expect(onB.body).toBe(onA.body);
     expect(upstreams() - before).toBe(1);
   }, 30_000);
 

@@ -79,6 +79,7 @@ export function chatRouter(config: ChatRouterConfig): ChatRouter {
   router.get('/v1/models', (req: Request, res: Response) => void endpoints.models(req, res));
   router.post(CHAT_WIRES.anthropic.endpoint, (req: Request, res: Response) => void endpoints.messages(req, res));
   router.post(CHAT_WIRES.ui.endpoint, (req: Request, res: Response) => void endpoints.ui(req, res));
+  router.get(`${CHAT_WIRES.ui.endpoint}/:chatId/stream`, (req: Request, res: Response) => void endpoints.uiResume(req, res, String(req.params['chatId'])));
   router.post(COUNT_TOKENS, (req: Request, res: Response) => void endpoints.countTokens(req, res));
   router.get('/chat/streams/:id', (req: Request, res: Response) => void endpoints.resume(req, res, String(req.params['id'])));
   router.post('/chat/streams/:id/cancel', (req: Request, res: Response) => void endpoints.cancel(req, res, String(req.params['id'])));

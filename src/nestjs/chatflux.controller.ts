@@ -89,6 +89,11 @@ export function createChatController(prefix: string): Type<unknown> {
       return this.endpoints.ui(node, rawResponse(res), platform);
     }
 
+    @Get('chat/ui/:chatId/stream')
+    uiResume(@Req() request: unknown, @Res() response: unknown, @Param('chatId') chatId: string): Promise<WriteOutcome> {
+      return this.endpoints.uiResume(nodeRequest(request).req, rawResponse(response), chatId);
+    }
+
     @Get('chat/sse')
     query(@Req() request: unknown, @Res() response: unknown): Promise<WriteOutcome> {
       const { req } = nodeRequest(request);

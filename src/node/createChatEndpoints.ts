@@ -85,6 +85,16 @@ export interface ChatEndpoints {
    */
   ui(req: IncomingMessage, res: ServerResponse, platform?: PlatformBody): Promise<WriteOutcome>;
   /**
+   * Serves the AI SDK's `GET /chat/ui/{chatId}/stream` (`useChat({ resume: true })`, with `resumable`): the client's
+   * running answer of that chat (one sent with `resume: true`) replayed from its start; 204 when there is none.
+   *
+   * @param req - The node request.
+   * @param res - The node response, untouched so far.
+   * @param chatId - The `{chatId}` path segment.
+   * @returns The writer's outcome (never rejects).
+   */
+  uiResume(req: IncomingMessage, res: ServerResponse, chatId: string): Promise<WriteOutcome>;
+  /**
    * Serves Anthropic's `POST /v1/messages/count_tokens`: the checks of `messages`, then `{"input_tokens": n}`, an
    * estimate (see `countMessageTokens`).
    *
@@ -236,6 +246,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
     post: (wire, req, res, platform) => settle(core.post(wire, exchangeOf(req, res, platform)), req, res),
     completions: (req, res, platform) => core.completions(exchangeOf(req, res, platform)).then((reply) => write(reply, req, res)),
     ui: (req, res, platform) => settle(core.ui(exchangeOf(req, res, platform)), req, res),
+    uiResume: (req, res, chatId) => settle(core.uiResume(exchangeOf(req, res), chatId), req, res),
     messages: (req, res, platform) => core.messages(exchangeOf(req, res, platform)).then((reply) => write(reply, req, res)),
     countTokens: (req, res, platform) => write(core.countTokens(exchangeOf(req, res, platform)), req, res),
     models: (req, res) => write(core.models(exchangeOf(req, res)), req, res, false),

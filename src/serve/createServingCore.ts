@@ -15,6 +15,7 @@ import { assertOneChoice } from './assertOneChoice.js';
 import { authorizeBearer } from './authorizeBearer.js';
 import { bearerKey } from './bearerKey.js';
 import { clientKeyOfKey } from './clientKeyOfKey.js';
+import { createChatStreamIndex } from './createChatStreamIndex.js';
 import { createStreamId } from './createStreamId.js';
 import type { ChatExchange } from './ChatExchange.js';
 import type { ChatReply, ReplyOptions } from './ChatReply.js';
@@ -65,9 +66,18 @@ export interface ServingCore<R = unknown> {
   /**
    * The AI SDK's `POST /chat/ui` (`useChat`'s `DefaultChatTransport`): the checks of `post` on the request
    * `fromUiChatRequest` makes of the body (its `model`, else the default), then the `ui` wire (the UI message stream);
-   * every refusal is the protocol's error part with its status.
+   * every refusal is the protocol's error part with its status. With `resumable` and `resume: true` beside `messages`,
+   * the answer is logged and remembered as its chat's latest (`id`), for `uiResume`.
    */
-  ui(exchange: ChatExchange<R>): ChatReply;
+  ui(exchange: ChatExchange<R>): Promise<ChatReply>;
+  /**
+   * The AI SDK's `GET /chat/ui/{chatId}/stream` (`useChat({ resume: true })`): key (401), then the client's running
+   * answer of that chat replayed from its start on the `ui` wire — or 204 when there is none (never asked to be
+   * resumable, finished, another key's, unknown, or pushed out of the bounded index).
+   *
+   * @param chatId - The `{chatId}` path segment, as the transport decoded it.
+   */
+  uiResume(exchange: ChatExchange<R>, chatId: string): Promise<ChatReply>;
   /** Anthropic's `POST /v1/messages/count_tokens`: the checks of `messages`, then an estimate (`countMessageTokens`). */
   countTokens(exchange: ChatExchange<R>): ChatReply;
   /** OpenAI's `GET /v1/models`: key (401), then the model list. */
@@ -110,8 +120,13 @@ interface Pending {
   keepPlace?: () => () => void;
 }
 
-/** The wires whose answers are resumable (the streamed endpoints of the contract). */
+/**
+ * The wires whose answers are resumable (the streamed endpoints of the contract); `ui` too, when its request asks for
+ * it (`resume: true`: a disconnect is then not a stop, see `ServingCore.ui`).
+ */
 const RESUMABLE_WIRES: ReadonlySet<ChatWireFormat> = new Set<ChatWireFormat>(['ndjson', 'sse', 'eventsource']);
+/** Whether a resumable answer's wire writes its logged values as SSE frames with their `id:` (`loggedFrame`). */
+const loggedAsFrames = (wire: ChatWireFormat): boolean => wire === 'sse' || wire === 'eventsource';
 
 /**
  * THE serving core of every endpoint, written once for every transport: node's `createChatEndpoints` (hence
@@ -142,6 +157,8 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   const custom = config.clientKey;
   const settings = resolveServingSettings(config);
   const resumable = resolveResumable(config.resumable);
+  /** `useChat`'s chat ids → their latest resumable answer, per client (bounded; see `uiResume`). */
+  const chatStreams = resumable === undefined ? undefined : createChatStreamIndex();
   const { keys, bodyLimit, bodyTimeoutMs, stallTimeoutMs, maxLogFieldChars, queryLimit, secrets, parseConfig, tokens } = settings;
   const clientKey = (exchange: ChatExchange<R>): string => (custom === undefined ? exchange.defaultClientKey(keys.length > 0) : custom(exchange.request));
   let signal = shutdown?.signal ?? config.signal;
@@ -237,7 +254,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   /**
    * Serves one request on `wire`: `read` resolves with the valid request or rejects with the refusal to send.
    * `started`: when the request came; `ended`: its shutdown tracking (OpenAI's endpoint reads its body before it
-   * knows its wire, and tracks from the start).
+   * knows its wire, and tracks from the start); `chat`: a `ui` answer to make resumable under its chat id.
    */
   const serve = (
     wire: ChatWireFormat,
@@ -246,11 +263,12 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     read: () => Promise<ChatRequest> | ChatRequest,
     started = performance.now(),
     ended = tracked(),
+    chat?: { client: string; id: string },
   ): ChatReply => {
     const { endpoint, call } = SERVING_WIRES[wire];
     const demand = createDemandGate({ stallTimeoutMs });
     // A resumable answer: its id now (a header), its producer once the request is valid.
-    const streamId = resumable !== undefined && RESUMABLE_WIRES.has(wire) ? createStreamId() : undefined;
+    const streamId = resumable !== undefined && (RESUMABLE_WIRES.has(wire) || chat !== undefined) ? createStreamId() : undefined;
     const refuseAll = draining();
     let model: string | undefined;
     let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
@@ -278,10 +296,19 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const { abandonAfterMs } = resumable;
         const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
         const keep = pending.keepPlace?.(); // the upstream request keeps its client's place until it stops
+        let onEnd = keep;
+        if (chat !== undefined && chatStreams !== undefined) {
+          // The chat's latest answer while it runs: GET /chat/ui/{chatId}/stream resumes a running answer only.
+          chatStreams.set(chat.client, chat.id, streamId);
+          onEnd = () => {
+            keep?.();
+            chatStreams.delete(chat.client, chat.id, streamId);
+          };
+        }
         produceLogged(producer, call(client, request, options), subscriber, {
-          sse: wire !== 'ndjson',
+          sse: loggedAsFrames(wire),
           secrets,
-          ...(keep === undefined ? {} : { onEnd: keep }),
+          ...(onEnd === undefined ? {} : { onEnd }),
           ...(log === undefined ? {} : { onValue: (value: unknown) => (last = value) }),
         });
       };
@@ -326,7 +353,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   const resume = async (
     exchange: ChatExchange<R>,
     id: string,
-    asked?: { wire: ChatWireFormat; after: number; client: string },
+    asked?: { wire: ChatWireFormat; after: number; client: string; running?: boolean },
     pending: Pending = {},
   ): Promise<ChatReply> => {
     const ended = tracked();
@@ -353,13 +380,14 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         if (!sseAsked) throw new StreamLogError('stream_unavailable', id, error.message, { retryAfterSeconds: Math.ceil(resumable.retryAfterMs / 1000) });
         return { wire, source: of(), options: shared, retryMs: resumable.retryAfterMs, end };
       }
-      if (meta === undefined || meta.ownerKeyHash !== (pending.owner ?? '')) return notFound();
+      if (meta === undefined || meta.ownerKeyHash !== (pending.owner ?? '') || (asked?.running === true && meta.state !== 'running')) return notFound();
       // A reader of its own running answer takes no place of its own: the answer's producer holds the one its
       // request took (a client at its limit can always resume its answer). A finished one is replayed as a request.
       if (meta.state !== 'running') await admit(exchange, pending, reader);
       if (asked === undefined && sseAsked && meta.wire === 'sse') wire = 'sse'; // POST /chat/sse's frames (its end has no `id: done`)
+      if (meta.wire === 'ui') wire = 'ui'; // the UI message stream's parts, whatever was asked
       const demand = createDemandGate({ stallTimeoutMs });
-      const source = readLogged(resumable.log, id, after, wire !== 'ndjson', demand);
+      const source = readLogged(resumable.log, id, after, loggedAsFrames(wire), demand);
       return { wire, source, demand, options: optionsOf(wire), headers: { [STREAM_HEADERS.id]: id }, end };
     } catch (error) {
       return { wire, source: throwError(() => error), options: shared, end };
@@ -462,9 +490,37 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         return serve('anthropic', anthropic, pending, () => Promise.reject(error), started, ended);
       }
     },
-    ui: (exchange) => {
+    ui: async (exchange) => {
+      const started = performance.now();
+      const ended = tracked();
       const pending: Pending = {};
-      return serve('ui', exchange, pending, () => readPost(exchange, pending, fromUiChatRequest));
+      // As `completions`: the body is read first, for its chat id and whether the answer is to be resumable.
+      let chat: { client: string; id: string } | undefined;
+      const translate = (body: unknown): unknown => {
+        const { id, resume: resumeAsked } = (body ?? {}) as { id?: unknown; resume?: unknown };
+        if (chatStreams !== undefined && resumeAsked === true && typeof id === 'string') chat = { client: clientKey(exchange), id };
+        return fromUiChatRequest(body);
+      };
+      try {
+        if (draining()) throw new ShutdownError();
+        const request = await readPost(exchange, pending, translate);
+        return serve('ui', exchange, pending, () => request, started, ended, chat);
+      } catch (error) {
+        return serve('ui', exchange, pending, () => Promise.reject(error), started, ended);
+      }
+    },
+    uiResume: async (exchange, chatId) => {
+      const pending: Pending = {};
+      let client: string;
+      try {
+        authorizeBearer(exchange.header('authorization'), keys);
+        pending.owner = ownerOfKey(exchange.header('authorization'));
+        client = clientKey(exchange);
+      } catch (error) {
+        return { wire: 'ui', source: throwError(() => error), options: shared, end: tracked() };
+      }
+      const id = chatStreams?.get(client, chatId) ?? '';
+      return resume(exchange, id, { wire: 'ui', after: -1, client, running: true }, pending);
     },
     countTokens: (exchange) => {
       const anthropic = anthropicExchange(exchange);

@@ -18,7 +18,11 @@ export interface WebChatHandlers {
   completions: WebHandler;
   /** OpenAI's `GET /v1/models`: the configured models. */
   models: WebHandler;
-  /** The AI SDK's `POST /chat/ui` (`useChat`): the UI message stream. */
+  /**
+   * The AI SDK's `POST /chat/ui` (`useChat`): the UI message stream; and its `GET /chat/ui/{chatId}/stream`
+   * (`useChat({ resume: true })`: the chat's running answer from its start, else 204), by the request's method: mount
+   * it on both.
+   */
   ui: WebHandler;
   /** Anthropic's `POST /v1/messages`: one `message`, or Anthropic's events with `"stream": true`. */
   messages: WebHandler;

@@ -9,6 +9,17 @@ import { toResponse } from './toResponse.js';
 import type { WebChatHandlers, WebHandler } from './WebChatHandlers.js';
 import type { WebChatHandlersConfig } from './WebChatHandlersConfig.js';
 
+/** `…/chat/ui/{chatId}/stream` (`GET`: `useChat`'s resume): the chat id. */
+const UI_STREAM_PATH = /\/ui\/([^/]*)\/stream\/?$/;
+
+/** A path segment decoded (`useChat` encodes the chat id), or as it is when it is not valid percent-encoding. */
+const safeDecode = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
 /** `…/chat/streams/{id}` (`GET`: resume) and `…/chat/streams/{id}/cancel` (`POST`): the id, and `/cancel`. */
 const STREAM_PATH = /\/streams\/([^/]*)(\/cancel)?\/?$/;
 
@@ -108,7 +119,11 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     token: (request) => write(core.token(exchangeOf(request)), request),
     completions: async (request) => write(await core.completions(exchangeOf(request)), request),
     models: (request) => write(core.models(exchangeOf(request)), request),
-    ui: (request) => write(core.ui(exchangeOf(request)), request),
+    ui: (request) => {
+      if (request.method === 'POST') return write(core.ui(exchangeOf(request)), request);
+      const chatId = UI_STREAM_PATH.exec(new URL(request.url).pathname)?.[1] ?? '';
+      return write(core.uiResume(exchangeOf(request), safeDecode(chatId)), request);
+    },
     messages: async (request) => write(await core.messages(exchangeOf(request)), request),
     countTokens: (request) => write(core.countTokens(exchangeOf(request)), request),
     streams: (request) => {

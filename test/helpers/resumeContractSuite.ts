@@ -6,6 +6,7 @@
  * with the default abandon time (a disconnect is not a cancel) and one that abandons an answer after 300 ms without
  * a reader. Upstream requests are counted and watched through the emulator's request log.
  */
+import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/testing/startEmulator';
 import { rawRequest } from './rawRequest';
 import { expectChunkSequence, ndjsonLines, sseFrames, type SseFrame } from './wireAssertions';
@@ -32,6 +33,37 @@ export function cutAfterEvents(body: string, count: number): { text: string; las
     const id = /^id: (.*:\d+)$/m.exec(frame)?.[1];
     if (id !== undefined && ++seen === count) return { text: body.slice(0, at), lastId: id };
   }
+}
+
+/**
+ * What `useChat`'s `DefaultChatTransport` posts to `/chat/ui` for chat `chatId` (its `body` adding `model` and, to make
+ * the answer resumable, `resume: true`).
+ */
+export const uiChatBody = (chatId: string, scenario: string, resume = true): Record<string, unknown> => ({
+  id: chatId,
+  messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Hello, world!' }] }],
+  trigger: 'submit-message',
+  model: `${MODEL}#${scenario}`,
+  ...(resume ? { resume: true } : {}),
+});
+
+/** How many UI message parts (`data:` lines other than `[DONE]`) a body holds. */
+export const uiPartCount = (body: string): number => (body.match(/^data: \{/gm) ?? []).length;
+
+/** The text of the message `ai`'s `readUIMessageStream` builds from a stream of parts, and whether it finished. */
+export async function uiAnswerOf(stream: ReadableStream<UIMessageChunk>): Promise<{ text: string; parts: string[] }> {
+  const types: string[] = [];
+  const seen = stream.pipeThrough(
+    new TransformStream<UIMessageChunk, UIMessageChunk>({
+      transform: (part, controller) => {
+        types.push(part.type);
+        controller.enqueue(part);
+      },
+    }),
+  );
+  let message: UIMessage | undefined;
+  for await (const snapshot of readUIMessageStream({ stream: seen })) message = snapshot;
+  return { text: (message?.parts ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''), parts: types };
 }
 
 /** Text up to the end of the `count`-th line. */
@@ -218,6 +250,87 @@ export function describeResumeContract(name: string, start: (setup: ResumeTarget
       const replay = await rawRequest(`${target.baseUrl}/chat/streams/${String(dropped.headers['chatflux-stream-id'])}`, { headers: auth });
       expect(replay.body.startsWith(cutAfterLines(dropped.body, 5) ?? '-')).toBe(true);
       expectChunkSequence(ndjsonLines(replay.body));
+    });
+
+    let chats = 0;
+    const chatId = (): string => `chat-${++chats}`;
+    const transport = (headers: Record<string, string> = auth): DefaultChatTransport<UIMessage> =>
+      new DefaultChatTransport({ api: `${target.baseUrl}/chat/ui`, headers });
+
+    it("resumes useChat's answer at GET /chat/ui/{chatId}/stream (ai's reconnectToStream): from its start, the same bytes, one upstream request; 204 once it ended", async () => {
+      const before = upstreamCount();
+      const chat = chatId();
+      const dropped = await rawRequest(`${target.baseUrl}/chat/ui`, {
+        headers: auth,
+        body: uiChatBody(chat, 'tokens=200;pace=10'),
+        onPiece: (_text, soFar) => (uiPartCount(soFar) < 10 ? undefined : 'abort'),
+      });
+      expect(dropped.headers['x-vercel-ai-ui-message-stream']).toBe('v1');
+      const id = String(dropped.headers['chatflux-stream-id']);
+      expect(id).toMatch(STREAM_ID);
+      // Two readers at once while the answer runs: the raw bytes, and ai's own transport (each part checked with ai's
+      // uiMessageChunkSchema as it reads them), rebuilt by readUIMessageStream.
+      const [raw, resumed] = await Promise.all([
+        rawRequest(`${target.baseUrl}/chat/ui/${chat}/stream`, { headers: auth }),
+        transport().reconnectToStream({ chatId: chat }),
+      ]);
+      expect(raw.status).toBe(200);
+      expect(raw.headers['x-vercel-ai-ui-message-stream']).toBe('v1');
+      expect(raw.headers['chatflux-stream-id']).toBe(id);
+      expect(raw.body.startsWith(dropped.body)).toBe(true);
+      expect(raw.body).toMatch(/data: \{"type":"finish-step"\}\n\ndata: \{"type":"finish"[^\n]*\n\ndata: \[DONE\]\n\n$/);
+      expect(resumed).not.toBeNull();
+      const answer = await uiAnswerOf(resumed!);
+      expect(answer.parts[0]).toBe('start');
+      expect(answer.parts.at(-1)).toBe('finish');
+      expect(answer.parts.filter((type) => type === 'start')).toHaveLength(1);
+      const texts = [...raw.body.matchAll(/"type":"text-delta","id":"[^"]*","delta":("(?:[^"\\]|\\.)*")/g)].map((match) => JSON.parse(match[1]!) as string);
+      expect(answer.text).toBe(texts.join(''));
+      expect(answer.text.length).toBeGreaterThan(0);
+      expect(upstreamCount() - before).toBe(1);
+      // Ended: nothing to resume (a page that keeps its messages would otherwise show the answer twice).
+      await expect(transport().reconnectToStream({ chatId: chat })).resolves.toBeNull();
+      expect((await rawRequest(`${target.baseUrl}/chat/ui/${chat}/stream`, { headers: auth })).status).toBe(204);
+    });
+
+    it('answers GET /chat/ui/{chatId}/stream 204 for an unknown chat, another key\'s, and one sent without `resume: true` (whose disconnect, a stop(), closes the upstream at once); 401 for a wrong key', async () => {
+      const running = chatId();
+      const before = upstreamCount();
+      const held = new AbortController();
+      const original = rawRequest(`${target.baseUrl}/chat/ui`, { headers: auth, body: uiChatBody(running, 'tokens=400;pace=20'), signal: held.signal });
+      await emulator.waitForRequest((request) => request.seq > before);
+      const get = (chat: string, headers: Record<string, string>) => rawRequest(`${target.baseUrl}/chat/ui/${encodeURIComponent(chat)}/stream`, { headers });
+      expect((await get('no-such-chat', auth)).status).toBe(204);
+      expect((await get(running, other)).status).toBe(204);
+      const refused = await get(running, { Authorization: 'Bearer sk-wrong' });
+      expect(refused.status).toBe(401);
+      expect(JSON.parse(refused.body)).toEqual({ type: 'error', errorText: expect.any(String) });
+      held.abort();
+      await original;
+
+      const plain = chatId();
+      await rawRequest(`${target.baseUrl}/chat/ui`, {
+        headers: auth,
+        body: uiChatBody(plain, 'tokens=400;pace=20', false),
+        onPiece: (_text, soFar) => (uiPartCount(soFar) < 5 ? undefined : 'abort'),
+      });
+      const upstream = latestUpstream();
+      await closedWithin(upstream, 10_000);
+      expect(upstream.completed).toBe(false);
+      expect((await get(plain, auth)).status).toBe(204);
+    });
+
+    it('aborts the upstream of a resumable useChat answer nobody resumes within abandonAfterMs (its stop())', async () => {
+      const chat = chatId();
+      await rawRequest(`${abandoning.baseUrl}/chat/ui`, {
+        headers: auth,
+        body: uiChatBody(chat, 'tokens=400;pace=20'),
+        onPiece: (_text, soFar) => (uiPartCount(soFar) < 5 ? undefined : 'abort'),
+      });
+      const upstream = latestUpstream();
+      await closedWithin(upstream, 10_000);
+      expect(upstream.completed).toBe(false);
+      expect((await rawRequest(`${abandoning.baseUrl}/chat/ui/${chat}/stream`, { headers: auth })).status).toBe(204);
     });
 
     it('aborts the upstream of an answer nobody reads for abandonAfterMs, and ends it as `abandoned`', async () => {
