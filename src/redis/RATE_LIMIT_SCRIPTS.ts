@@ -1,18 +1,30 @@
-/** The Lua preamble of every script: Redis's clock in ms, and the GCRA of `gcra` / `gcraSettle` (src/store/). */
+/** The Lua preamble of every script: Redis's clock in ms, the GCRAs of `gcra`, `gcraTokens`, `gcraSettle` (src/store/), the budgets' calendar (`budgetPeriods`). */
 const COMMON = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local period = tonumber(ARGV[2])
-local function gcra(key, limit, cost)
+local function gcra(key, limit)
   local interval = period / limit
   local from = now
   local stored = tonumber(redis.call('GET', key))
   if stored and stored > now then from = stored end
-  local nxt = from + math.min(cost, limit) * interval
+  local nxt = from + interval
   if nxt - now > period + 0.01 then
     return false, from, 0, math.ceil(from - now), math.ceil(nxt - period - now)
   end
   return true, nxt, math.floor((period + 0.01 - (nxt - now)) / interval), math.ceil(nxt - now), 0
+end
+local function gcraTokens(key, limit, cost)
+  local interval = period / limit
+  local from = now
+  local stored = tonumber(redis.call('GET', key))
+  if stored and stored > now then from = stored end
+  if from - now > 0.01 then
+    local wait = math.ceil(from - now)
+    return false, from, math.max(0, math.floor(limit - (from - now) / interval + 0.000001)), wait, wait
+  end
+  local nxt = from + cost * interval
+  return true, nxt, math.max(0, math.floor(limit - (nxt - now) / interval + 0.000001)), math.ceil(nxt - now), 0
 end
 local function store(key, tat)
   if tat > now then redis.call('SET', key, string.format('%.3f', tat), 'PX', math.max(1, math.ceil(tat - now))) else redis.call('DEL', key) end
@@ -61,7 +73,7 @@ end`;
  *   (a string with 3 decimals, expiring when the quota is whole again);
  * - `:places` — the requests running: a sorted set of request ids scored by their expiry (ms), the expired ones dropped
  *   at each decision, the set itself expiring with its last place;
- * - `:tpm`, `:tpm:<model hash>` — the tokens' GCRAs (weighted: a request costs its tokens), as `:rate`;
+ * - `:tpm`, `:tpm:<model hash>` — the tokens' GCRAs (`gcraTokens`, weighted: a request costs its tokens), as `:rate`;
  * - `:budget` — the budgets used: a hash of the UTC day and month they count (`d`, `m`) and the tokens of each (`du`,
  *   `mu`), a new period starting from 0 (the calendar of `budgetPeriods`, computed from `TIME`);
  * - `:resv`, `:resvx` — the token reservations of running requests: id → tokens, and id scored by its expiry. An
@@ -114,7 +126,7 @@ if max then placesLeft = max - held - 1 end
 local remaining, reset = -1, 0
 local rateTat
 if rate then
-  local ok, tat, left, rs, retry = gcra(KEYS[1], rate, 1)
+  local ok, tat, left, rs, retry = gcra(KEYS[1], rate)
   remaining, reset = left, rs
   if not ok then
     if max then placesLeft = max - held end
@@ -126,7 +138,7 @@ local tRemaining, tReset = -1, 0
 local tpmTat, mtpmTat
 for i, limit in ipairs({tpm or false, mtpm or false}) do
   if cost and limit then
-    local ok, tat, left, rs, retry = gcra(KEYS[2 + i], limit, cost)
+    local ok, tat, left, rs, retry = gcraTokens(KEYS[2 + i], limit, cost)
     if tRemaining < 0 or left < tRemaining then tRemaining = left end
     if rs > tReset then tReset = rs end
     if not ok then

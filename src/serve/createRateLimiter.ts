@@ -188,15 +188,13 @@ export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
       if (Object.keys(rule).length === 0) return { headers: {}, release: () => undefined };
       const placeId = randomUUID();
       const tokens = request === undefined || !weighsRule(rule) ? undefined : estimate(request);
-      // A reservation never above a per-minute limit (it could never be admitted); the settlement charges the rest.
-      if (tokens !== undefined) tokens.reserve = Math.max(1, Math.min(tokens.reserve, rule.tokensPerMinute ?? Infinity, rule.modelTokensPerMinute ?? Infinity));
       const modelOf = rule.modelTokensPerMinute === undefined ? undefined : model;
       const admission = (applied: RateLimitRule) => ({
         key: client,
         rule: applied,
         placeId,
         placeTtlMs,
-        ...(tokens === undefined ? {} : { tokens: Math.min(tokens.reserve, applied.tokensPerMinute ?? Infinity, applied.modelTokensPerMinute ?? Infinity) }),
+        ...(tokens === undefined ? {} : { tokens: tokens.reserve }),
         ...(modelOf === undefined ? {} : { model: modelOf }),
       });
       let decision: RateLimitDecision;
@@ -219,7 +217,6 @@ export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
         }
         holder = local;
         applied = share(rule);
-        if (tokens !== undefined) tokens.reserve = Math.min(tokens.reserve, applied.tokensPerMinute ?? Infinity, applied.modelTokensPerMinute ?? Infinity);
         decision = await local.admit(admission(applied));
       }
       if (!decision.allowed) return refuse(applied, decision, setHeader);

@@ -2,6 +2,7 @@ import { budgetPeriods } from './budgetPeriods.js';
 import { CONCURRENCY_RETRY_MS } from './CONCURRENCY_RETRY_MS.js';
 import { gcra } from './gcra.js';
 import { gcraSettle } from './gcraSettle.js';
+import { gcraTokens } from './gcraTokens.js';
 import type { RateLimitDecision, RateLimitQuotaLeft, RateLimitRule, RateLimitStore } from './RateLimitStore.js';
 
 /** The in-memory {@link RateLimitStore}: see {@link createMemoryRateLimitStore}. */
@@ -116,9 +117,9 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Memo
         return done({ allowed: false, refusedBy: 'requests', requests, ...keep, retryAfterMs: decided.retryAfterMs, ...extra });
       }
       const weighed = cost !== undefined && weighs(rule);
-      const perKey = weighed && rule.tokensPerMinute !== undefined ? gcra(state.tokens, now, rule.tokensPerMinute, PERIOD_MS, cost) : undefined;
+      const perKey = weighed && rule.tokensPerMinute !== undefined ? gcraTokens(state.tokens, now, rule.tokensPerMinute, PERIOD_MS, cost) : undefined;
       const modelTat = model === undefined ? undefined : state.models.get(model);
-      const perModel = weighed && model !== undefined && rule.modelTokensPerMinute !== undefined ? gcra(modelTat, now, rule.modelTokensPerMinute, PERIOD_MS, cost) : undefined;
+      const perModel = weighed && model !== undefined && rule.modelTokensPerMinute !== undefined ? gcraTokens(modelTat, now, rule.modelTokensPerMinute, PERIOD_MS, cost) : undefined;
       const tokensLeft = least(
         perKey === undefined ? undefined : { remaining: perKey.remaining, resetMs: perKey.resetMs },
         perModel === undefined ? undefined : { remaining: perModel.remaining, resetMs: perModel.resetMs },

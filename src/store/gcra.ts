@@ -16,29 +16,26 @@ export interface GcraDecision {
 }
 
 /**
- * One decision of the Generic Cell Rate Algorithm: `limit` units per `periodMs`, evenly refilled (one every
- * `periodMs / limit` ms), at most `limit` at once; a request weighs `cost` units (1 for requests, its tokens for a
- * token limit: weighted GCRA). The state is one number, the theoretical arrival time (`tat`): the
+ * One decision of the Generic Cell Rate Algorithm: `limit` requests per `periodMs`, evenly refilled (one every
+ * `periodMs / limit` ms), at most `limit` at once. The state is one number, the theoretical arrival time (`tat`): the
  * moment the quota would be whole again. The Redis store runs the same arithmetic in Lua (`RATE_LIMIT_SCRIPT`), on
  * Redis's clock; the memory store runs this.
  *
  * 1. `tat` in the past counts as now (an idle key has its whole quota).
- * 2. Admitting moves `tat` `cost` intervals on; it is refused when the new `tat` would be more than `periodMs` ahead of
- *    now, and then `tat` is kept (a refused request is not charged). A cost above `limit` counts as `limit` (else it
- *    could never be admitted).
+ * 2. Admitting moves `tat` one interval on; it is refused when the new `tat` would be more than `periodMs` ahead of now,
+ *    and then `tat` is kept (a refused request is not charged).
  * 3. `remaining` is how many intervals still fit between the new `tat` and now + `periodMs`.
  *
  * @param tat - The stored theoretical arrival time in ms, or `undefined` for a key never seen (or expired).
  * @param now - The clock, in ms.
  * @param limit - Requests per period (a positive integer).
  * @param periodMs - The period, in ms (positive).
- * @param cost - What the request weighs, in units (default 1).
  * @returns The decision and the state to store.
  */
-export function gcra(tat: number | undefined, now: number, limit: number, periodMs: number, cost = 1): GcraDecision {
+export function gcra(tat: number | undefined, now: number, limit: number, periodMs: number): GcraDecision {
   const interval = periodMs / limit;
   const from = tat === undefined || tat < now ? now : tat;
-  const next = from + Math.min(cost, limit) * interval;
+  const next = from + interval;
   if (next - now > periodMs + EPSILON_MS) {
     // one interval must pass past the point where the next request fits
     const retryAfterMs = Math.ceil(next - periodMs - now);
