@@ -77,7 +77,8 @@ end`;
  * - `:budget` — the budgets used: a hash of the UTC day and month they count (`d`, `m`) and the tokens of each (`du`,
  *   `mu`), a new period starting from 0 (the calendar of `budgetPeriods`, computed from `TIME`);
  * - `:resv`, `:resvx` — the token reservations of running requests: id → tokens, and id scored by its expiry. An
- *   expired one (its process died) is charged to the budget at its estimate by the next decision.
+ *   expired one (its process died) is charged to the budget at its estimate by the next decision. Both live as long
+ *   as `:budget` (32 days after the last write), so a reservation is never lost uncharged.
  */
 export const RATE_LIMIT_SCRIPTS = {
   /**
@@ -166,9 +167,9 @@ if budgets then
   end
   redis.call('HSET', KEYS[6], ARGV[4], cost)
   redis.call('ZADD', KEYS[7], now + ttl, ARGV[4])
-  for k = 6, 7 do
-    if redis.call('PTTL', KEYS[k]) < ttl then redis.call('PEXPIRE', KEYS[k], ttl) end
-  end
+  -- the ledger lives as long as the budget it is charged to (a dead process's reservation is charged, not lost)
+  redis.call('PEXPIRE', KEYS[6], 2764800000)
+  redis.call('PEXPIRE', KEYS[7], 2764800000)
 end
 if rateTat then store(KEYS[1], rateTat) end
 if tpmTat then store(KEYS[3], tpmTat) end
@@ -208,7 +209,7 @@ if ARGV[5] == '1' then
   charge(KEYS[5], day, month, du + amount, mu + amount)
 end
 return 1`,
-  /** Extends a held place and reservation. KEYS places, resvx, resv. ARGV placeId, placeTtlMs. Returns 1 when either was held, else 0. */
+  /** Extends a held place and reservation. KEYS places, resvx. ARGV placeId, placeTtlMs. Returns 1 when either was held, else 0. */
   renew: `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -218,8 +219,7 @@ for k = 1, 2 do
   if redis.call('ZSCORE', KEYS[k], ARGV[1]) then
     held = 1
     redis.call('ZADD', KEYS[k], 'XX', now + ttl, ARGV[1])
-    if redis.call('PTTL', KEYS[k]) < ttl then redis.call('PEXPIRE', KEYS[k], ttl) end
-    if k == 2 and redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+    if k == 1 and redis.call('PTTL', KEYS[k]) < ttl then redis.call('PEXPIRE', KEYS[k], ttl) end
   end
 end
 return held`,

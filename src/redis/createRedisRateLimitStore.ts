@@ -76,7 +76,7 @@ export function createRedisRateLimitStore(config: RedisRateLimitStoreConfig): Ra
     },
     renew: async (key, placeId, ttlMs) => {
       const keys = keysOf(key);
-      await connection.evalScript(RATE_LIMIT_SCRIPTS.renew, [at(keys, 1), at(keys, 6), at(keys, 5)], [placeId, ttlMs]);
+      await connection.evalScript(RATE_LIMIT_SCRIPTS.renew, [at(keys, 1), at(keys, 6)], [placeId, ttlMs]);
     },
     release: async (key, placeId) => {
       await connection.send(['ZREM', at(keysOf(key), 1), placeId]);

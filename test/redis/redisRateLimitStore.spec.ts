@@ -10,6 +10,7 @@ import { createRedisRateLimitStore } from '../../src/redis/createRedisRateLimitS
 import { createRateLimiter } from '../../src/serve/createRateLimiter';
 import type { RateLimitStoreEvent, RateLimitStoreFailurePolicy } from '../../src/serve/RateLimitsConfig';
 import type { RateLimitStore } from '../../src/store/RateLimitStore';
+import { budgetPeriods } from '../../src/store/budgetPeriods';
 import { rateLimitStoreContractSuite } from '../helpers/rateLimitStoreContractSuite';
 import { startRedis, type TestRedis } from '../helpers/startRedis';
 
@@ -75,6 +76,37 @@ describe('createRedisRateLimitStore', () => {
     const [stamp] = (await admin.sendCommand(['TIME'])) as [string, string];
     const stored = Number(await admin.get((await admin.keys('own:rl:*:rate'))[0] ?? ''));
     expect(Math.abs(stored - Number(stamp) * 1000)).toBeLessThan(5000); // Redis's own ms clock, whatever ours says
+  });
+
+  it('weighs tokens and budgets in the same one script per admission and one per settlement, under one hash tag, with the calendar of budgetPeriods', async () => {
+    const calls = async (): Promise<number> => {
+      const stats = await admin.info('commandstats');
+      return ['evalsha', 'eval'].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+    };
+    const rule = { requestsPerMinute: 1000, maxConcurrent: 10, tokensPerMinute: 1_000_000, modelTokensPerMinute: 1_000_000, tokensPerDay: 1_000_000, tokensPerMonth: 10_000_000 };
+    const key = `tokens-${randomUUID()}`;
+    await store.admit({ key, rule, placeId: 'warm', placeTtlMs: 5000, tokens: 1, model: 'm' });
+    await store.settle({ key, rule, placeId: 'warm', model: 'm', reserved: 1, used: 1 });
+    const before = await calls();
+    const decision = await store.admit({ key, rule, placeId: 'one', placeTtlMs: 5000, tokens: 100, model: 'm' });
+    expect((await calls()) - before).toBe(1);
+    await store.settle({ key, rule, placeId: 'one', model: 'm', reserved: 100, used: 50 });
+    expect((await calls()) - before).toBe(2);
+    const [stamp] = (await admin.sendCommand(['TIME'])) as [string, string];
+    const now = Number(stamp) * 1000;
+    // the month's end as Lua computes it from TIME is the calendar's (budgetPeriods), whichever month this runs in
+    expect(Math.abs((decision.budget?.resetMs ?? 0) - (budgetPeriods(now).monthEnd - now))).toBeLessThan(5000);
+    const names = await admin.keys('own:*');
+    const tags = new Set(names.filter((name) => /:(tpm|budget|resv|resvx)/.test(name)).map((name) => /\{([\w-]+)\}/.exec(name)?.[1]));
+    expect(tags.size).toBe(1); // one client's keys: one hash tag (one Cluster slot)
+    for (const name of names) expect(await admin.pTTL(name)).toBeGreaterThan(0);
+  });
+
+  it('computes the budgets\' calendar in Lua as budgetPeriods does, at month and year ends', () => {
+    // (the Lua runs on Redis's clock, which a test cannot move: the JS calendar is checked at the edges instead)
+    expect(budgetPeriods(Date.UTC(2024, 1, 29, 23, 59)).monthEnd).toBe(Date.UTC(2024, 2, 1));
+    expect(budgetPeriods(Date.UTC(2026, 11, 31, 12)).monthEnd).toBe(Date.UTC(2027, 0, 1));
+    expect(budgetPeriods(Date.UTC(2026, 11, 31, 12)).dayEnd).toBe(Date.UTC(2027, 0, 1));
   });
 });
 
