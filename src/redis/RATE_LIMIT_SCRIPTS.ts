@@ -21,10 +21,10 @@ local function gcraTokens(key, limit, cost)
   if stored and stored > now then from = stored end
   if from - now > 0.01 then
     local wait = math.ceil(from - now)
-    return false, from, math.max(0, math.floor(limit - (from - now) / interval + 0.000001)), wait, wait
+    return false, from, math.max(0, math.floor(limit - (from - now) / interval + 0.01)), wait, wait
   end
   local nxt = from + cost * interval
-  return true, nxt, math.max(0, math.floor(limit - (nxt - now) / interval + 0.000001)), math.ceil(nxt - now), 0
+  return true, nxt, math.max(0, math.floor(limit - (nxt - now) / interval + 0.01)), math.ceil(nxt - now), 0
 end
 local function store(key, tat)
   if tat > now then redis.call('SET', key, string.format('%.3f', tat), 'PX', math.max(1, math.ceil(tat - now))) else redis.call('DEL', key) end

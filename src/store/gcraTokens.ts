@@ -27,7 +27,7 @@ const EPSILON_MS = 0.01;
 export function gcraTokens(tat: number | undefined, now: number, limit: number, periodMs: number, cost: number): GcraDecision {
   const interval = periodMs / limit;
   const from = tat === undefined || tat < now ? now : tat;
-  const left = (until: number): number => Math.max(0, Math.floor(limit - (until - now) / interval + 1e-6));
+  const left = (until: number): number => Math.max(0, Math.floor(limit - (until - now) / interval + 0.01));
   if (from - now > EPSILON_MS) {
     const wait = Math.ceil(from - now);
     return { allowed: false, tat: from, remaining: left(from), resetMs: wait, retryAfterMs: wait };

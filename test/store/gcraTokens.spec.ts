@@ -15,7 +15,7 @@ describe('gcraTokens', () => {
     [6000, [[0, 1000], [0, 10], [10_000, 10]], [true, false, true], [5000, 5000, 5990], [0, 10_000, 0]],
     [6000, [[0, 6000], [30_000, 1], [60_000, 1]], [true, false, true], [0, 3000, 5999], [0, 30_000, 0]],
     [6000, [[0, 9000], [60_000, 1], [90_000, 1]], [true, false, true], [0, 3000, 5999], [0, 30_000, 0]], // a request over the limit: admitted alone, then owed
-    [60, [[0, 1], [999, 1], [1000, 1]], [true, false, true], [59, 59, 59], [0, 1, 0]],
+    [60, [[0, 1], [900, 1], [1000, 1]], [true, false, true], [59, 59, 59], [0, 100, 0]],
   ] as const)('limit %d per minute, arrivals %j: admitted %j, remaining %j, retry after %j', (limit, arrivals, admitted, remaining, retry) => {
     let tat: number | undefined;
     const decisions = arrivals.map(([now, cost]) => {
