@@ -92,6 +92,16 @@ describe('token limits, in one process', () => {
     expect(plain.body).not.toContain('"usage"'); // not written: the client did not ask
     await until(() => settled.length === 2);
     expect(settled[1]).toMatchObject({ estimated: false, used: settled[0]?.used });
+    // and one answer, on each endpoint: charged its usage
+    const whole = await rawRequest(`${url}/v1/chat/completions`, { headers: AUTH, body: { ...body, stream: false } });
+    const { usage: told } = JSON.parse(whole.body) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    await until(() => settled.length === 3);
+    expect(settled[2]).toMatchObject({ estimated: false, used: told.prompt_tokens + told.completion_tokens });
+    for (const path of ['/chat/json', '/chat/stream', '/chat/sse']) {
+      await rawRequest(`${url}${path}`, { headers: AUTH, body: { messages } });
+    }
+    await until(() => settled.length === 6);
+    expect(settled.slice(3).map((event) => event.estimated)).toEqual([false, false, false]);
   });
 
   it('charges a stream cancelled at its 200th piece of 1,000 for about 200 answer tokens (±10 %), flagged estimated', async () => {
