@@ -23,6 +23,8 @@ const config: Config = {
   // found or installed from Debian's packages: see test/setup/globalSetup.ts.
   globalSetup: '<rootDir>/test/setup/globalSetup.ts',
   globalTeardown: '<rootDir>/test/setup/globalTeardown.ts',
+  // The long suites first (a fresh clone has no durations to order by): see test/setup/slowFirstSequencer.cjs.
+  testSequencer: '<rootDir>/test/setup/slowFirstSequencer.cjs',
 };
 
 export default config;

@@ -171,13 +171,15 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
 
   const app = express();
   app.disable('x-powered-by');
+  // Telemetry and the cross-origin policy before anything answers: every answer is counted, and a page of an allowed
+  // origin reads every answer, the 503 of a shutdown included.
+  app.use((req, res, next) => telemetry.around(req, res, next));
+  app.use(crossOriginPolicy(config.corsOrigins ?? []));
   app.use((req, res, next) => {
     if (shutdown.isDraining) return refuseWhileClosing(req, res);
     void shutdown.track(new Promise<void>((resolve) => res.once('close', () => resolve())));
     next();
   });
-  app.use((req, res, next) => telemetry.around(req, res, next));
-  app.use(crossOriginPolicy(config.corsOrigins ?? []));
   app.get('/metrics', (req, res) => {
     if (config.metricsToken !== undefined && !matchesBearerKey(req.headers.authorization, [config.metricsToken])) {
       return void res.status(401).set('WWW-Authenticate', 'Bearer').json({ error: { message: 'GET /metrics needs the CHATFLUX_METRICS_TOKEN as a Bearer token', type: 'invalid_request_error', code: 'unauthorized' } });

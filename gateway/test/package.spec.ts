@@ -22,7 +22,7 @@ describe('npm pack (gateway/)', () => {
 
   it('publishes chatflux-gateway with its bin, its build and its page, and nothing else', () => {
     expect([packed.name, packed.version]).toEqual([manifest.name, manifest.version]);
-    expect(packed.files).toEqual(expect.arrayContaining(['bin/chatflux-gateway.cjs', 'dist/main.js', 'dist/public/index.html', 'package.json']));
+    expect(packed.files).toEqual(expect.arrayContaining(['bin/chatflux-gateway.cjs', 'dist/main.js', 'dist/public/index.html', 'package.json', 'README.md', 'LICENSE']));
     expect(packed.files.filter((path) => !/^(dist\/.+\.(js|js\.map|html)|bin\/chatflux-gateway\.cjs|package\.json|README\.md|LICENSE)$/.test(path))).toEqual([]);
   });
 });

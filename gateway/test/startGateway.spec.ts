@@ -38,9 +38,9 @@ function lastResponse(text: string): RawResponse {
 }
 
 /** `POST path` with a JSON body as raw HTTP/1.1 (for pipelining several on one connection). */
-const postText = (path: string, body: unknown): string => {
+const postText = (path: string, body: unknown, headers = ''): string => {
   const json = JSON.stringify(body);
-  return `POST ${path} HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
+  return `POST ${path} HTTP/1.1\r\nHost: gateway\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
 };
 
 describe('startGateway with the built-in emulator (the npm start default)', () => {
@@ -210,6 +210,29 @@ describe('graceful shutdown', () => {
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers['connection']).toBe('close');
     expect(emulator.requests).toHaveLength(1);
+  });
+
+  it('the 503 of a shutdown carries the cross-origin headers, so a page of an allowed origin can read its Retry-After', async () => {
+    const origin = 'https://app.example';
+    const gateway = await startGateway(
+      { port: 0, host: '127.0.0.1', provider: 'openai-compatible', baseUrl: emulator.url, gatewayKeys: [], heartbeatMs: 15_000, corsOrigins: [origin] },
+      { log: () => undefined },
+    );
+    const socket = connect(Number(new URL(gateway.url).port), '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8').on('data', (piece: string) => (text += piece));
+    const socketClosed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(postText('/chat/sse', { ...HELLO, model: 'deepseek-chat#pace=20;tokens=20' }, `Origin: ${origin}\r\n`));
+    await emulator.waitForRequest();
+    const closing = gateway.close(10_000);
+    socket.write(postText('/chat/stream', HELLO, `Origin: ${origin}\r\n`));
+    await socketClosed;
+    await closing;
+    const refused = lastResponse(text);
+    expect(refused.status).toBe(503);
+    expect(refused.headers['access-control-allow-origin']).toBe(origin);
+    expect(refused.headers['access-control-expose-headers']).toMatch(/Retry-After/);
+    expect(refused.headers['vary']).toMatch(/Origin/);
   });
 });
 
