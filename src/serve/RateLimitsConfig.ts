@@ -59,7 +59,15 @@ export interface RateLimitsConfig extends RateLimitClientRule {
    * Weighted tokens per minute per client AND model, by model name (the request's `model`, else the client's
    * default): a second GCRA beside `tokensPerMinute`. Only the models named here are limited (and stored).
    */
-  readonly perModel?: Readonly<Record<string, { readonly tokensPerMinute: number }>>;
+  readonly perModel?: Readonly<
+    Record<
+      string,
+      {
+        /** Weighted tokens per minute of this model, per client. */
+        readonly tokensPerMinute: number;
+      }
+    >
+  >;
   /**
    * The most answer tokens reserved at admission (a request's `max_tokens`, capped by this; one without it reserves
    * this), beside the prompt's estimate. Default `RATE_LIMIT_DEFAULTS.reserveOutputTokens` (1024).
