@@ -116,11 +116,18 @@ export type { StreamProducer, StreamStopReason } from './store/StreamProducer.js
 export type { StreamReadConfig } from './store/StreamReadConfig.js';
 export { createMemoryStreamLog } from './store/createMemoryStreamLog.js';
 export type { ResumableConfig } from './serve/ResumableConfig.js';
-export type { RateLimitRule, RateLimitAdmission, RateLimitDecision, RateLimitStore } from './store/RateLimitStore.js';
+export type { RateLimitRule, RateLimitAdmission, RateLimitDecision, RateLimitQuotaLeft, RateLimitSettlement, RateLimitStore } from './store/RateLimitStore.js';
 export { createMemoryRateLimitStore, type MemoryRateLimitStore } from './store/createMemoryRateLimitStore.js';
 export type { BreakerStore, SharedBreakerState } from './store/BreakerStore.js';
 export { createMemoryBreakerStore } from './store/createMemoryBreakerStore.js';
-export type { RateLimitsConfig, RateLimitStoreEvent, RateLimitStoreFailurePolicy } from './serve/RateLimitsConfig.js';
+export type {
+  RateLimitClientRule,
+  RateLimitSettleEvent,
+  RateLimitTokenWeights,
+  RateLimitsConfig,
+  RateLimitStoreEvent,
+  RateLimitStoreFailurePolicy,
+} from './serve/RateLimitsConfig.js';
 export { RATE_LIMIT_DEFAULTS } from './serve/RATE_LIMIT_DEFAULTS.js';
 export { STREAM_HEADERS } from './serve/STREAM_HEADERS.js';
 export type { MemoryStreamLogConfig } from './store/MemoryStreamLogConfig.js';

@@ -109,12 +109,56 @@ const LimitsSchema = z.strictObject({
     description: 'Per key: requests running at once, shared by every instance through streams.redisUrl; more get 429 rate_limit_exceeded.',
     defaultText: 'none',
   }),
-  perKey: option(z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.strictObject({ requestsPerMinute: z.number().int().min(1).max(1_000_000_000).optional(), maxConcurrent: z.number().int().min(1).max(1_000_000).optional() })).optional(), {
-    description: 'Limits of one key, over the defaults: keyed by the environment variable holding the key (one of serve.apiKeys).',
-    type: 'Record<VARIABLE, { requestsPerMinute?, maxConcurrent? }>',
+  tokensPerMinute: someInteger(1, 1_000_000_000_000, {
+    description: 'Per key: weighted tokens admitted per minute (reserved at admission: prompt estimate + min(max_tokens, reserveOutputTokens); settled with the real usage); more get 429 rate_limit_exceeded.',
     defaultText: 'none',
-    range: 'a map of variable names (GATEWAY_KEY_ALICE) to { requestsPerMinute?, maxConcurrent? }',
   }),
+  tokensPerDay: someInteger(1, 1_000_000_000_000, {
+    description: 'Per key: a token budget per UTC day (running reservations count); the request that would cross it gets 429 insufficient_quota, not retried.',
+    defaultText: 'none',
+  }),
+  tokensPerMonth: someInteger(1, 1_000_000_000_000, {
+    description: 'Per key: a token budget per UTC month, as tokensPerDay.',
+    defaultText: 'none',
+  }),
+  reserveOutputTokens: integer(1, 10_000_000, RATE_LIMIT_DEFAULTS.reserveOutputTokens, {
+    description: 'The most answer tokens reserved at admission under token limits: min(max_tokens, this); this without max_tokens.',
+  }),
+  perModel: option(z.record(z.string().min(1).max(200), z.strictObject({ tokensPerMinute: z.number().int().min(1).max(1_000_000_000_000) })).optional(), {
+    description: 'Weighted tokens per minute per key AND model, by model name (only the models named are limited).',
+    type: 'Record<model, { tokensPerMinute }>',
+    defaultText: 'none',
+    range: 'a map of model names to { tokensPerMinute }',
+  }),
+  tokenWeights: option(
+    z.strictObject({ input: z.number().min(0).max(1000).optional(), cachedInput: z.number().min(0).max(1000).optional(), output: z.number().min(0).max(1000).optional() }).optional(),
+    {
+      description: 'The weights of input, cached input and output tokens in the token limits and budgets.',
+      type: '{ input?, cachedInput?, output? }',
+      defaultText: '1 each',
+      range: 'numbers from 0 to 1000',
+    },
+  ),
+  perKey: option(
+    z
+      .record(
+        z.string().regex(/^[A-Z_][A-Z0-9_]*$/),
+        z.strictObject({
+          requestsPerMinute: z.number().int().min(1).max(1_000_000_000).optional(),
+          maxConcurrent: z.number().int().min(1).max(1_000_000).optional(),
+          tokensPerMinute: z.number().int().min(1).max(1_000_000_000_000).optional(),
+          tokensPerDay: z.number().int().min(1).max(1_000_000_000_000).optional(),
+          tokensPerMonth: z.number().int().min(1).max(1_000_000_000_000).optional(),
+        }),
+      )
+      .optional(),
+    {
+      description: 'Limits of one key, over the defaults: keyed by the environment variable holding the key (one of serve.apiKeys).',
+      type: 'Record<VARIABLE, { requestsPerMinute?, maxConcurrent?, tokensPerMinute?, tokensPerDay?, tokensPerMonth? }>',
+      defaultText: 'none',
+      range: 'a map of variable names (GATEWAY_KEY_ALICE) to { requestsPerMinute?, maxConcurrent?, tokensPerMinute?, tokensPerDay?, tokensPerMonth? }',
+    },
+  ),
   onStoreFailure: option(z.enum(['local', 'open', 'closed']).default(RATE_LIMIT_DEFAULTS.onStoreFailure), {
     description: 'Redis down: local (each instance enforces its share, limit / expectedInstances), open (no limit) or closed (503); logged and counted.',
   }),

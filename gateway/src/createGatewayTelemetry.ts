@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { ChatRequestLog, ChatRouteEvent, RateLimitStoreEvent, StreamLogStats, TelemetryConfig } from 'chatflux';
+import type { ChatRequestLog, ChatRouteEvent, RateLimitSettleEvent, RateLimitStoreEvent, StreamLogStats, TelemetryConfig } from 'chatflux';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, defaultTextMapGetter, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -48,6 +48,12 @@ export interface GatewayTelemetry {
    * says whether it fails now (`chatflux.limits.store.failing`: 1 while it does).
    */
   countLimitsStoreEvent(event: RateLimitStoreEvent): void;
+  /**
+   * Counts the tokens a request under token limits was charged (`chatflux.limits.tokens.charged`, `estimated` true
+   * for a cancelled or cut answer charged for what it emitted) and the reservations of dead processes charged at their
+   * estimate (`chatflux.limits.reservations.expired`).
+   */
+  countLimitsSettle(event: RateLimitSettleEvent): void;
   /** Counts a route's event: attempts by outcome, circuit breaker transitions by the state entered. */
   countRouteEvent(event: ChatRouteEvent): void;
   /** The active span's trace and span ids, for a log line. */
@@ -131,6 +137,8 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
   const limitsFailures = meter.createCounter('chatflux.limits.store.failures', { unit: '{outage}', description: "Outages of the shared rate limits' store (Redis), by the failure policy applied meanwhile." });
   const limitsFailingGauge = meter.createObservableGauge('chatflux.limits.store.failing', { unit: '1', description: "1 while the shared rate limits' store (Redis) is unreachable and the failure policy applies." });
   let limitsFailing = 0;
+  const tokensCharged = meter.createCounter('chatflux.limits.tokens.charged', { unit: '{token}', description: 'Weighted tokens charged to the token limits and budgets, estimated (a cancelled or cut answer) or not.' });
+  const reservationsExpired = meter.createCounter('chatflux.limits.reservations.expired', { unit: '{reservation}', description: 'Token reservations of dead processes, charged at their estimate.' });
   limitsFailingGauge.addCallback((result) => result.observe(limitsFailing));
   // Under CHATFLUX_WORKERS a scrape is answered for every worker (the primary sums them): see clusterMetrics.ts.
   const cluster = config.worker === undefined ? undefined : joinClusterMetrics(async () => toPromClientMetrics((await prometheus.collect()).resourceMetrics, instanceId));
@@ -211,6 +219,10 @@ export function createGatewayTelemetry(config: GatewayTelemetryConfig): GatewayT
     countLimitsStoreEvent: (event) => {
       limitsFailing = event.state === 'failing' ? 1 : 0;
       if (event.state === 'failing') limitsFailures.add(1, { 'chatflux.limits.policy': event.policy });
+    },
+    countLimitsSettle: (event) => {
+      tokensCharged.add(event.used, { 'chatflux.limits.estimated': event.estimated });
+      if (event.expiredReservations > 0) reservationsExpired.add(event.expiredReservations);
     },
     countRouteEvent: (event) => {
       if (event.type === 'attempt') routeAttempts.add(1, { 'chatflux.route': event.route, 'chatflux.route.target': event.target, 'chatflux.route.outcome': event.outcome });

@@ -8,16 +8,32 @@ import { checkRouteTable, loadRoutes, type GatewayRoute } from './loadRoutes.js'
 import { readGatewayFile } from './readGatewayFile.js';
 import { resolveWorkerCount } from './resolveWorkerCount.js';
 
-/** The gateway's per-key limits, as its config file and `CHATFLUX_*` variables set them (see `GatewayConfig.limits`). */
-export interface GatewayLimits {
-  /** Requests admitted per minute, per key. */
+/** The limits of one key in the gateway's `limits.perKey`. */
+export interface GatewayKeyLimits {
+  /** Requests admitted per minute. */
   requestsPerMinute?: number;
-  /** Requests running at once, per key. */
+  /** Requests running at once. */
   maxConcurrent?: number;
+  /** Weighted tokens per minute. */
+  tokensPerMinute?: number;
+  /** A token budget per UTC day. */
+  tokensPerDay?: number;
+  /** A token budget per UTC month. */
+  tokensPerMonth?: number;
+}
+
+/** The gateway's per-key limits, as its config file and `CHATFLUX_*` variables set them (see `GatewayConfig.limits`). */
+export interface GatewayLimits extends GatewayKeyLimits {
+  /** The most answer tokens reserved at admission under token limits. Default 1024. */
+  reserveOutputTokens?: number;
+  /** Weighted tokens per minute per key and model, by model name. */
+  perModel?: Record<string, { tokensPerMinute: number }>;
+  /** The weights of input, cached input and output tokens. Default 1 each. */
+  tokenWeights?: { input?: number; cachedInput?: number; output?: number };
   /** Each key's own limits, by the environment variable holding the key (resolved by `startGateway`). */
-  perKey?: Record<string, { requestsPerMinute?: number; maxConcurrent?: number }>;
+  perKey?: Record<string, GatewayKeyLimits>;
   /** `perKey` resolved: each key (secret) with its own limits. */
-  keyRules?: Array<{ key: string; requestsPerMinute?: number; maxConcurrent?: number }>;
+  keyRules?: Array<{ key: string } & GatewayKeyLimits>;
   /** Redis down: `local` (default), `open` or `closed`. */
   onStoreFailure?: 'local' | 'open' | 'closed';
   /** The processes sharing the limits, for the `local` policy. Default 1. */
@@ -352,7 +368,12 @@ export function loadGatewayConfig(env: Record<string, string | undefined>, optio
     keyRules.push({ key, ...rule });
   }
   if (config.limits !== undefined && keyRules.length > 0) config.limits.keyRules = keyRules;
-  const limited = config.limits?.requestsPerMinute !== undefined || config.limits?.maxConcurrent !== undefined || Object.keys(perKey).length > 0;
+  const given = config.limits;
+  const limited =
+    given !== undefined &&
+    (['requestsPerMinute', 'maxConcurrent', 'tokensPerMinute', 'tokensPerDay', 'tokensPerMonth'] as const).some((field) => given[field] !== undefined) ||
+    Object.keys(perKey).length > 0 ||
+    Object.keys(given?.perModel ?? {}).length > 0;
   if (!limited) delete config.limits;
   const otlpAll = text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined;
   const otlp = {

@@ -6,7 +6,7 @@ import type { RateLimitStore } from 'chatflux';
  * side answers itself). A method added to the port is shared by adding its name here: the worker's proxy and the
  * primary's dispatcher are both written over this list, and TypeScript refuses a proxy that lacks a method of the port.
  */
-export const FORWARDED_RATE_LIMIT_METHODS = ['admit', 'renew', 'release'] as const satisfies readonly Exclude<keyof RateLimitStore, 'scope' | 'close'>[];
+export const FORWARDED_RATE_LIMIT_METHODS = ['admit', 'settle', 'renew', 'release'] as const satisfies readonly Exclude<keyof RateLimitStore, 'scope' | 'close'>[];
 
 /** A forwarded method's name. */
 type Forwarded = (typeof FORWARDED_RATE_LIMIT_METHODS)[number];

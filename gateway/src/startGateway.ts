@@ -181,6 +181,11 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     const where = config.redisUrl === undefined ? "the primary's rate limits store" : "the shared rate limits' store (Redis)";
     if (event.state === 'failing') logger.warn(line, `${where} is unreachable: policy ${event.policy}`);
     else logger.info(line, `${where} answers again`);
+  }, (event) => {
+    telemetry.countLimitsSettle(event);
+    // a cancelled or cut answer is charged for what it emitted: an estimate, said so; a dead process's reservations too
+    if (event.estimated && event.used > 0) logger.info({ reserved: event.reserved, used: event.used, estimated: true }, 'tokens charged for an answer cut or cancelled: estimated from what it emitted');
+    if (event.expiredReservations > 0) logger.warn({ expired: event.expiredReservations }, 'token reservations of a process that died were charged at their estimate');
   });
 
   const app = express();
@@ -342,19 +347,28 @@ async function openLimitStore(config: GatewayConfig): Promise<RateLimitStore | u
  * The serving options' `limits` of the gateway's config (`limits.*`): the defaults, each key's own (by the variable
  * holding it: its client is `key:<hash>`, as the library counts a key), the store and the failure policy.
  */
-function limitsOf(config: GatewayConfig, store: RateLimitStore | undefined, onStoreError: NonNullable<RateLimitsConfig['onStoreError']>): RateLimitsConfig | undefined {
+function limitsOf(
+  config: GatewayConfig,
+  store: RateLimitStore | undefined,
+  onStoreError: NonNullable<RateLimitsConfig['onStoreError']>,
+  onSettle: NonNullable<RateLimitsConfig['onSettle']>,
+): RateLimitsConfig | undefined {
   const given = config.limits;
   if (given === undefined) return undefined;
   const perClient = Object.fromEntries((given.keyRules ?? []).map(({ key, ...rule }) => [clientKeyOfKey(key), rule]));
+  const rules = Object.fromEntries((['requestsPerMinute', 'maxConcurrent', 'tokensPerMinute', 'tokensPerDay', 'tokensPerMonth'] as const).flatMap((field) => (given[field] === undefined ? [] : [[field, given[field]]])));
   return {
-    ...(given.requestsPerMinute === undefined ? {} : { requestsPerMinute: given.requestsPerMinute }),
-    ...(given.maxConcurrent === undefined ? {} : { maxConcurrent: given.maxConcurrent }),
+    ...rules,
     perClient,
+    ...(given.perModel === undefined ? {} : { perModel: given.perModel }),
+    ...(given.tokenWeights === undefined ? {} : { tokenWeights: given.tokenWeights }),
+    reserveOutputTokens: given.reserveOutputTokens ?? GATEWAY_DEFAULTS.limits.reserveOutputTokens,
     ...(store === undefined ? {} : { store }),
     onStoreFailure: given.onStoreFailure ?? GATEWAY_DEFAULTS.limits.onStoreFailure,
     expectedInstances: given.expectedInstances ?? GATEWAY_DEFAULTS.limits.expectedInstances,
     placeTtlMs: given.placeTtlMs ?? GATEWAY_DEFAULTS.limits.placeTtlMs,
     onStoreError,
+    onSettle,
   };
 }
 

@@ -35,6 +35,7 @@ export type ChatfluxErrorCode =
   | 'concurrency_limit'
   | 'rate_limit_exceeded'
   | 'limits_unavailable'
+  | 'insufficient_quota'
   // tool calls
   | 'tool_arguments_invalid'
   | 'tool_failed'
@@ -233,7 +234,10 @@ export class ShutdownError extends ChatfluxError {
  * requests running as it may (`concurrency_limit`: a `429`), or a client is over its `limits` (`rate_limit_exceeded`:
  * a `429`), or those limits cannot be checked under the `'closed'` policy (`limits_unavailable`: a `503`). All carry
  * `Retry-After`; none is retried by
- * `retryOnTransient` (waiting again in the same queue would only double the wait).
+ * `retryOnTransient` (waiting again in the same queue would only double the wait). A client whose token budget
+ * (`tokensPerDay`, `tokensPerMonth`) is spent gets `insufficient_quota` (a `429` that is NOT worth retrying soon: no
+ * `Retry-After`, and `x-should-retry: false`, which OpenAI's SDKs obey; `retryAfterSeconds` is when the budget is whole
+ * again).
  */
 export class CapacityError extends ChatfluxError {
   /** Always `'CapacityError'`. */
@@ -241,7 +245,7 @@ export class CapacityError extends ChatfluxError {
   /** How long a client should wait before it retries, in seconds (a `Retry-After`). */
   readonly retryAfterSeconds: number;
   constructor(
-    code: 'upstream_busy' | 'concurrency_limit' | 'rate_limit_exceeded' | 'limits_unavailable',
+    code: 'upstream_busy' | 'concurrency_limit' | 'rate_limit_exceeded' | 'limits_unavailable' | 'insufficient_quota',
     message: string,
     options: ChatfluxErrorOptions & { retryAfterSeconds?: number } = {},
   ) {

@@ -21,6 +21,7 @@ const CODES: Readonly<Record<ChatfluxErrorCode, true>> = {
   concurrency_limit: true,
   rate_limit_exceeded: true,
   limits_unavailable: true,
+  insufficient_quota: true,
   tool_arguments_invalid: true,
   tool_failed: true,
   invalid_request: true,

@@ -108,6 +108,7 @@ const respond = (
  * | CapacityError `concurrency_limit`             | 429    | `rate_limit_error`      | `concurrency_limit` (with `Retry-After`)            |
  * | CapacityError `rate_limit_exceeded`           | 429    | `rate_limit_error`      | `rate_limit_exceeded` (with `Retry-After`)          |
  * | CapacityError `limits_unavailable`            | 503    | `server_error`          | `limits_unavailable` (with `Retry-After`)           |
+ * | CapacityError `insufficient_quota`            | 429    | `insufficient_quota`    | `insufficient_quota` (no `Retry-After`)             |
  * | Nest HttpException 4xx/503 (chatflux/nestjs)  | same   | `invalid_request_error` | from the status: `forbidden`, `not_found`, …        |
  * | ConfigError, anything else                    | 500    | `server_error`          | `internal_error`                                    |
  *
@@ -210,6 +211,8 @@ export function toErrorResponse(error: unknown, config: ToErrorResponseConfig = 
   if (isTimeoutError(error)) return respond(504, 'timeout_error', error.code, error.message, secrets);
   if (isAbortedError(error)) return respond(499, 'aborted_error', error.code, error.message, secrets);
   if (isCapacityError(error)) {
+    // A spent budget: not worth retrying before its period ends, so no Retry-After (the refusal says `x-should-retry: false`)
+    if (error.code === 'insufficient_quota') return respond(429, 'insufficient_quota', error.code, error.message, secrets);
     const out =
       error.code === 'concurrency_limit' || error.code === 'rate_limit_exceeded'
         ? respond(429, 'rate_limit_error', error.code, error.message, secrets)

@@ -7,6 +7,7 @@ import { RATE_LIMIT_SCRIPTS } from './RATE_LIMIT_SCRIPTS.js';
 import type { RedisRateLimitStoreConfig } from './RedisRateLimitStoreConfig.js';
 
 const PERIOD_MS = 60_000;
+const REFUSED_BY = ['requests', 'concurrency', 'tokens', 'budget'] as const;
 const num = (value: unknown): number => (typeof value === 'number' ? value : Number(value));
 
 /**
@@ -41,30 +42,44 @@ export function createRedisRateLimitStore(config: RedisRateLimitStoreConfig): Ra
     throw new ConfigError(`createRedisRateLimitStore: \`commandTimeoutMs\` must be a whole number ≥ 1; got ${String(commandTimeoutMs)}`);
   }
   const connection = connectRedis({ url: config.url, commandTimeoutMs, maxReconnectDelayMs: 500, onError: config.onError ?? ((): void => undefined) });
-  const keysOf = (client: string): [string, string] => {
-    const tag = `${prefix}rl:{${createHash('sha256').update(client, 'utf8').digest('base64url').slice(0, 22)}}`;
-    return [`${tag}:rate`, `${tag}:places`];
+  const hash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22);
+  /** rate, places, tpm, tpm of the model, budget, resv, resvx: one hash tag (one Cluster slot); never the key or model itself. */
+  const keysOf = (client: string, model?: string): string[] => {
+    const tag = `${prefix}rl:{${hash(client)}}`;
+    return [`${tag}:rate`, `${tag}:places`, `${tag}:tpm`, `${tag}:tpm:${model === undefined ? '' : hash(model)}`, `${tag}:budget`, `${tag}:resv`, `${tag}:resvx`];
   };
+  const at = (keys: string[], index: number): string => keys[index] ?? '';
   return {
     scope: 'shared',
-    admit: async ({ key, rule, placeId, placeTtlMs }) => {
+    admit: async ({ key, rule, placeId, placeTtlMs, tokens, model }) => {
       await connection.connected();
-      const { requestsPerMinute: rpm, maxConcurrent: max } = rule;
-      const reply = await connection.evalScript(RATE_LIMIT_SCRIPTS.admit, keysOf(key), [rpm ?? '', PERIOD_MS, max ?? '', placeId, placeTtlMs]);
-      const [allowed, refusedBy, remaining, resetMs, retryAfterMs, placesLeft] = (Array.isArray(reply) ? reply : []).map(num);
+      const { requestsPerMinute: rpm, maxConcurrent: max, tokensPerMinute: tpm, tokensPerDay: perDay, tokensPerMonth: perMonth } = rule;
+      const mtpm = model === undefined ? undefined : rule.modelTokensPerMinute;
+      const args = [rpm ?? '', PERIOD_MS, max ?? '', placeId, placeTtlMs, tpm ?? '', tokens ?? '', mtpm ?? '', perDay ?? '', perMonth ?? ''];
+      const reply = await connection.evalScript(RATE_LIMIT_SCRIPTS.admit, keysOf(key, model), args);
+      const [allowed, refusedBy, remaining, resetMs, retryAfterMs, placesLeft, tokensLeft, tokensReset, budgetLeft, budgetReset, expired] = (Array.isArray(reply) ? reply : []).map(num);
       return {
         allowed: allowed === 1,
-        ...(refusedBy === 1 ? { refusedBy: 'requests' as const } : refusedBy === 2 ? { refusedBy: 'concurrency' as const } : {}),
+        ...(refusedBy === undefined || refusedBy < 1 ? {} : { refusedBy: REFUSED_BY[refusedBy - 1] ?? 'requests' }),
         ...(rpm === undefined || remaining === undefined || remaining < 0 ? {} : { requests: { remaining, resetMs: resetMs ?? 0 } }),
         ...(max === undefined ? {} : { concurrency: { remaining: Math.max(0, placesLeft ?? 0) } }),
+        ...(tokensLeft === undefined || tokensLeft < 0 ? {} : { tokens: { remaining: tokensLeft, resetMs: tokensReset ?? 0 } }),
+        ...(budgetLeft === undefined || budgetLeft < 0 ? {} : { budget: { remaining: budgetLeft, resetMs: budgetReset ?? 0 } }),
+        ...(expired === undefined || expired < 1 ? {} : { expiredReservations: expired }),
         retryAfterMs: refusedBy === 2 ? CONCURRENCY_RETRY_MS : (retryAfterMs ?? 0),
       } satisfies RateLimitDecision;
     },
+    settle: async ({ key, rule, placeId, model, reserved, used }) => {
+      const budgets = rule.tokensPerDay !== undefined || rule.tokensPerMonth !== undefined ? 1 : 0;
+      const mtpm = model === undefined ? undefined : rule.modelTokensPerMinute;
+      await connection.evalScript(RATE_LIMIT_SCRIPTS.settle, keysOf(key, model), [placeId, PERIOD_MS, rule.tokensPerMinute ?? '', mtpm ?? '', budgets, reserved, used]);
+    },
     renew: async (key, placeId, ttlMs) => {
-      await connection.evalScript(RATE_LIMIT_SCRIPTS.renew, [keysOf(key)[1]], [placeId, ttlMs]);
+      const keys = keysOf(key);
+      await connection.evalScript(RATE_LIMIT_SCRIPTS.renew, [at(keys, 1), at(keys, 6)], [placeId, ttlMs]);
     },
     release: async (key, placeId) => {
-      await connection.send(['ZREM', keysOf(key)[1], placeId]);
+      await connection.send(['ZREM', at(keysOf(key), 1), placeId]);
     },
     close: () => connection.close(),
   };

@@ -1,7 +1,7 @@
-import { map, type Observable } from 'rxjs';
+import { identity, map, tap, type Observable } from 'rxjs';
 import type { ChatCallOptions, ChatClient } from '../client/createChatClient.js';
 import { restartEvent } from '../client/restartEvent.js';
-import type { ChatRequest } from '../core/schemas/index.js';
+import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { ANTHROPIC_JSON_WIRE } from '../wire/ANTHROPIC_JSON_WIRE.js';
 import { ANTHROPIC_WIRE } from '../wire/ANTHROPIC_WIRE.js';
 import { EVENT_SOURCE_WIRE } from '../wire/EVENT_SOURCE_WIRE.js';
@@ -35,8 +35,12 @@ export interface ServingWire {
   endpoint: ChatEndpoint;
   /** The formatter of its bytes (`src/wire/`): the same object its operator face (`toSse`, `toNdjson`) writes with. */
   format: WireFormat<unknown>;
-  /** The client method whose result the endpoint serves (`json`, `stream`; `/chat/sse` writes `stream` as SSE frames). */
-  call(client: ChatClient, request: ChatRequest, options: ChatCallOptions): Observable<unknown>;
+  /**
+   * The client method whose result the endpoint serves (`json`, `stream`; `/chat/sse` writes `stream` as SSE frames).
+   * `onUsage`: told the answer's usage where the wire may not write it (`openai-sse` without `include_usage`: the token
+   * limits settle with it); the other wires write it, and the core reads it from what is written (`usageOf`).
+   */
+  call(client: ChatClient, request: ChatRequest, options: ChatCallOptions, onUsage?: (usage: Usage) => void): Observable<unknown>;
 }
 
 /** `client.stream()` for the SSE wires: the chunks as they are, a restart chunk as `event: restart`. */
@@ -85,8 +89,9 @@ export const SERVING_WIRES: Readonly<Record<ChatWireFormat, ServingWire>> = {
   'openai-sse': {
     endpoint: '/v1/chat/completions',
     format: OPENAI_WIRE,
-    call: (client, request, options) =>
+    call: (client, request, options, onUsage) =>
       client.stream(request, options).pipe(
+        onUsage === undefined ? identity : tap((chunk) => chunk.usage !== undefined && onUsage(chunk.usage)),
         toChatCompletionChunks({
           model: request.model ?? client.model ?? 'unknown',
           includeUsage: (request as { stream_options?: { include_usage?: unknown } | null }).stream_options?.include_usage === true,

@@ -54,17 +54,19 @@ export const ServingOptionsSchema = z.object({
     type: 'number',
   }),
   /**
-   * Per-key limits (`RateLimitsConfig`): requests per minute (GCRA) and requests running at once, per client, with
-   * rules per client, held in this process or, with a shared `store` (`createRedisRateLimitStore`), across processes
-   * and instances; a failure policy for a store that cannot decide. Every response then carries the
-   * `x-ratelimit-*-requests` and `RateLimit-Policy` / `RateLimit` headers; over a limit, 429 `rate_limit_exceeded`
-   * with `Retry-After` and `retry-after-ms`. `maxConcurrentPerClient` still holds per process beside it. Default: none.
+   * Per-key limits (`RateLimitsConfig`): requests per minute (GCRA), requests running at once, weighted tokens per
+   * minute (per client and per client + model, reserved at admission and settled with the real usage) and token
+   * budgets per day and month, with rules per client, held in this process or, with a shared `store`
+   * (`createRedisRateLimitStore`), across processes and instances; a failure policy for a store that cannot decide.
+   * Every response then carries the `x-ratelimit-*-requests` / `-tokens` and `RateLimit-Policy` / `RateLimit` headers;
+   * over a limit, 429 `rate_limit_exceeded` with `Retry-After` and `retry-after-ms`; a spent budget, 429
+   * `insufficient_quota` with `x-should-retry: false`. `maxConcurrentPerClient` still holds per process beside it. Default: none.
    */
   limits: option(z.custom<RateLimitsConfig>(isObject).optional(), {
-    description: 'Per-key limits: requestsPerMinute, maxConcurrent, perClient, a shared store, onStoreFailure (local, open, closed).',
+    description: 'Per-key limits: requestsPerMinute, maxConcurrent, tokensPerMinute, tokensPerDay, tokensPerMonth, perClient, perModel, a shared store, onStoreFailure (local, open, closed).',
     type: 'RateLimitsConfig',
     defaultText: 'none',
-    range: '{ requestsPerMinute?, maxConcurrent?, perClient?, store?, onStoreFailure?, expectedInstances?, placeTtlMs?, onStoreError? }',
+    range: '{ requestsPerMinute?, maxConcurrent?, tokensPerMinute?, tokensPerDay?, tokensPerMonth?, perClient?, perModel?, reserveOutputTokens?, tokenWeights?, store?, onStoreFailure?, expectedInstances?, placeTtlMs?, onStoreError?, onSettle? }',
   }),
   /** Bounds checked before a body is validated (messages, nesting, values, characters, issues reported); see `DEFAULT_REQUEST_LIMITS`. */
   requestLimits: option(z.custom<RequestLimitsConfig>(isObject).optional(), {

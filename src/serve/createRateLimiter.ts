@@ -1,16 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { CapacityError, ConfigError } from '../core/errors.js';
+import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { createMemoryRateLimitStore } from '../store/createMemoryRateLimitStore.js';
 import type { RateLimitDecision, RateLimitRule, RateLimitStore } from '../store/RateLimitStore.js';
+import { countMessageTokens } from './countMessageTokens.js';
 import type { RateLimitsConfig, RateLimitStoreFailurePolicy } from './RateLimitsConfig.js';
 import { RATE_LIMIT_DEFAULTS } from './RATE_LIMIT_DEFAULTS.js';
 import { rateLimitHeaders } from './rateLimitHeaders.js';
 
 /** A request admitted by {@link createRateLimiter}: its headers, and the release of its place. */
 export interface RateLimitAdmitted {
-  /** The rate-limit headers to send (`x-ratelimit-*-requests`, `RateLimit-Policy`, `RateLimit`). */
+  /** The rate-limit headers to send (`x-ratelimit-*-requests`, `-tokens`, `RateLimit-Policy`, `RateLimit`). */
   readonly headers: Readonly<Record<string, string>>;
-  /** Frees the request's place (call once its response has ended; later calls do nothing). */
+  /**
+   * Under token limits: counts what the answer emitted (`pieces` written: each about one token) and the usage it
+   * reported (if any), for the settlement at `release`.
+   */
+  readonly observe?: (pieces: number, usage: Usage | undefined) => void;
+  /** Frees the request's place and settles its tokens (call once its response has ended; later calls do nothing). */
   release(): void;
 }
 
@@ -24,17 +31,27 @@ export interface RateLimiter {
    * @throws CapacityError `rate_limit_exceeded` (429) over a limit; `limits_unavailable` (503) when the store cannot
    *   decide under the `'closed'` policy.
    */
-  admit(client: string, setHeader?: (name: string, value: string) => void): Promise<RateLimitAdmitted>;
+  admit(client: string, setHeader?: (name: string, value: string) => void, request?: ChatRequest): Promise<RateLimitAdmitted>;
+  /**
+   * Whether a limit weighs tokens (`tokensPerMinute`, `perModel`, a budget, anywhere): the serving core then admits
+   * once the request is read (its estimate needs the prompt and `max_tokens`).
+   */
+  readonly weighs: boolean;
 }
 
 const POLICIES: readonly RateLimitStoreFailurePolicy[] = ['local', 'open', 'closed'];
 const isCount = (value: unknown): boolean => value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1);
 
+const RULE_FIELDS = ['requestsPerMinute', 'maxConcurrent', 'tokensPerMinute', 'tokensPerDay', 'tokensPerMonth'] as const;
 const checkRule = (rule: RateLimitRule, where: string): void => {
-  if (!isCount(rule.requestsPerMinute) || !isCount(rule.maxConcurrent)) {
-    throw new ConfigError(`limits${where}: \`requestsPerMinute\` and \`maxConcurrent\` must be whole numbers ≥ 1 (leave one out for no limit).`);
+  if (RULE_FIELDS.some((field) => !isCount(rule[field]))) {
+    throw new ConfigError(`limits${where}: ${RULE_FIELDS.map((field) => `\`${field}\``).join(', ')} must be whole numbers ≥ 1 (leave one out for no limit).`);
   }
 };
+const weighsRule = (rule: RateLimitRule): boolean =>
+  rule.tokensPerMinute !== undefined || rule.modelTokensPerMinute !== undefined || rule.tokensPerDay !== undefined || rule.tokensPerMonth !== undefined;
+const isWeight = (value: unknown): boolean => value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1000);
+const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
 
 /**
  * The per-key limits of the serving core (`ServingOptionsSchema`'s `limits`): each admission is one decision of the
@@ -44,6 +61,13 @@ const checkRule = (rule: RateLimitRule, where: string): void => {
  * outage is told (`onStoreError`), never silent; the store is asked again at the next admission, so shared limiting
  * resumes as soon as it answers.
  *
+ * Under token limits (`tokensPerMinute`, `perModel`, `tokensPerDay`, `tokensPerMonth`) an admission reserves the
+ * request's weighted estimate — the prompt's (`countMessageTokens`: ~4 characters per token of Latin text, one per
+ * other character) plus `min(max_tokens, reserveOutputTokens)` — and the release settles it (`RateLimitStore.settle`,
+ * one round trip) with the usage the answer reported, else (a cancelled or cut answer) the prompt's estimate plus one
+ * token per piece emitted, flagged `estimated` (`onSettle`). A spent budget is 429 `insufficient_quota` with
+ * `x-should-retry: false` and no `Retry-After`.
+ *
  * @param config - The limits, the store and the failure policy.
  * @returns The limiter.
  * @throws ConfigError for a limit that is not a whole number ≥ 1, an unknown policy, or a TTL under 100 ms.
@@ -51,65 +75,133 @@ const checkRule = (rule: RateLimitRule, where: string): void => {
 export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
   checkRule(config, '');
   for (const [client, rule] of Object.entries(config.perClient ?? {})) checkRule(rule, `.perClient[${JSON.stringify(client.slice(0, 40))}]`);
+  for (const [model, rule] of Object.entries(config.perModel ?? {})) {
+    if (!isCount(rule.tokensPerMinute) || rule.tokensPerMinute === undefined) throw new ConfigError(`limits.perModel[${JSON.stringify(model.slice(0, 40))}].tokensPerMinute must be a whole number ≥ 1.`);
+  }
   const policy = config.onStoreFailure ?? RATE_LIMIT_DEFAULTS.onStoreFailure;
   if (!POLICIES.includes(policy)) throw new ConfigError(`limits.onStoreFailure must be 'local', 'open' or 'closed'; got ${String(policy)}.`);
   const instances = config.expectedInstances ?? RATE_LIMIT_DEFAULTS.expectedInstances;
   if (!isCount(instances)) throw new ConfigError('limits.expectedInstances must be a whole number ≥ 1.');
   const placeTtlMs = config.placeTtlMs ?? RATE_LIMIT_DEFAULTS.placeTtlMs;
   if (!(Number.isSafeInteger(placeTtlMs) && placeTtlMs >= 100)) throw new ConfigError('limits.placeTtlMs must be a whole number of ms ≥ 100.');
+  const reserveCap = config.reserveOutputTokens ?? RATE_LIMIT_DEFAULTS.reserveOutputTokens;
+  if (!isCount(reserveCap)) throw new ConfigError('limits.reserveOutputTokens must be a whole number ≥ 1.');
+  const weights = config.tokenWeights ?? {};
+  if (!isWeight(weights.input) || !isWeight(weights.cachedInput) || !isWeight(weights.output)) {
+    throw new ConfigError('limits.tokenWeights: `input`, `cachedInput` and `output` must be numbers from 0 to 1000 (default 1).');
+  }
+  const { input: wIn = 1, cachedInput: wCached = 1, output: wOut = 1 } = weights;
   const store = config.store ?? createMemoryRateLimitStore();
   const local = config.store === undefined ? store : createMemoryRateLimitStore();
   const tell = config.onStoreError ?? ((event): void => process.emitWarning(`chatflux limits: the rate-limit store is ${event.state}; policy ${event.policy}`, { code: 'CHATFLUX_LIMITS_STORE' }));
+  const weighs = weighsRule(config) || config.perModel !== undefined || Object.values(config.perClient ?? {}).some(weighsRule);
   let failing = false;
 
-  const ruleOf = (client: string): RateLimitRule => {
+  const ruleOf = (client: string, model: string | undefined): RateLimitRule => {
     const own = config.perClient?.[client];
-    const rpm = own?.requestsPerMinute ?? config.requestsPerMinute;
-    const max = own?.maxConcurrent ?? config.maxConcurrent;
-    return { ...(rpm === undefined ? {} : { requestsPerMinute: rpm }), ...(max === undefined ? {} : { maxConcurrent: max }) };
+    const rule: Record<string, number> = {};
+    for (const field of RULE_FIELDS) {
+      const value = own?.[field] ?? config[field];
+      if (value !== undefined) rule[field] = value;
+    }
+    const perModel = model === undefined ? undefined : config.perModel?.[model]?.tokensPerMinute;
+    if (perModel !== undefined) rule['modelTokensPerMinute'] = perModel;
+    return rule;
   };
   const share = (rule: RateLimitRule): RateLimitRule => {
-    const part = (limit: number | undefined): number | undefined => (limit === undefined ? undefined : Math.max(1, Math.floor(limit / instances)));
-    const rpm = part(rule.requestsPerMinute);
-    const max = part(rule.maxConcurrent);
-    return { ...(rpm === undefined ? {} : { requestsPerMinute: rpm }), ...(max === undefined ? {} : { maxConcurrent: max }) };
+    const shared: Record<string, number> = {};
+    for (const [field, limit] of Object.entries(rule)) if (typeof limit === 'number') shared[field] = Math.max(1, Math.floor(limit / instances));
+    return shared;
   };
-  /** Holds the place `placeId` in `holder` until released: renewed every third of its TTL. */
-  const hold = (holder: RateLimitStore, key: string, placeId: string, decision: RateLimitDecision, rule: RateLimitRule): RateLimitAdmitted => {
+  /** The weighted tokens of a usage (input, cached input, output). */
+  const weighed = (usage: Usage): number => {
+    const prompt = number(usage.prompt_tokens);
+    const cached = Math.min(prompt, number(usage.prompt_tokens_details?.cached_tokens));
+    return Math.ceil((prompt - cached) * wIn + cached * wCached + number(usage.completion_tokens) * wOut);
+  };
+  /** A request's estimate: its prompt (counted by characters) and its answer's cap. */
+  const estimate = (request: ChatRequest): { prompt: number; reserve: number } => {
+    const prompt = countMessageTokens(request).input_tokens;
+    const asked = (request as { max_tokens?: unknown; max_completion_tokens?: unknown }).max_completion_tokens ?? (request as { max_tokens?: unknown }).max_tokens;
+    const output = typeof asked === 'number' && asked > 0 ? Math.min(asked, reserveCap) : reserveCap;
+    return { prompt, reserve: Math.ceil(prompt * wIn + output * wOut) };
+  };
+  /** Holds the place `placeId` in `holder` until released (settled): renewed every third of its TTL. */
+  const hold = (holder: RateLimitStore, client: string, placeId: string, decision: RateLimitDecision, rule: RateLimitRule, model: string | undefined, tokens: { prompt: number; reserve: number } | undefined): RateLimitAdmitted => {
     const headers = rateLimitHeaders(rule, decision);
-    if (rule.maxConcurrent === undefined) return { headers, release: () => undefined };
-    const timer = setInterval(() => void holder.renew(key, placeId, placeTtlMs).catch(() => undefined), Math.max(50, Math.floor(placeTtlMs / 3)));
+    const reserved = tokens === undefined || !weighsRule(rule) ? undefined : tokens.reserve;
+    if (rule.maxConcurrent === undefined && reserved === undefined) return { headers, release: () => undefined };
+    const timer = setInterval(() => void holder.renew(client, placeId, placeTtlMs).catch(() => undefined), Math.max(50, Math.floor(placeTtlMs / 3)));
     timer.unref();
     let released = false;
+    let pieces = 0;
+    let usage: Usage | undefined;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      if (reserved === undefined || tokens === undefined) {
+        void holder.release(client, placeId).catch(() => undefined); // unreachable: the place expires by itself
+        return;
+      }
+      // Nothing emitted and no usage: the upstream answered nothing (refused, unreachable), nothing to charge.
+      const estimated = usage === undefined;
+      const used = usage !== undefined ? weighed(usage) : pieces === 0 ? 0 : Math.ceil(tokens.prompt * wIn + pieces * wOut);
+      void holder.settle({ key: client, rule, placeId, ...(model === undefined ? {} : { model }), reserved, used }).catch(() => undefined); // unreachable: charged at the estimate when it expires
+      config.onSettle?.({ client, reserved, used, estimated, expiredReservations: decision.expiredReservations ?? 0 });
+    };
+    if (reserved === undefined) return { headers, release };
     return {
       headers,
-      release: () => {
-        if (released) return;
-        released = true;
-        clearInterval(timer);
-        void holder.release(key, placeId).catch(() => undefined); // unreachable: the place expires by itself
+      observe: (count, seen) => {
+        pieces += count;
+        if (seen !== undefined && (typeof seen.prompt_tokens === 'number' || typeof seen.completion_tokens === 'number')) usage = seen;
       },
+      release,
     };
   };
   const refuse = (rule: RateLimitRule, decision: RateLimitDecision, setHeader?: (name: string, value: string) => void): never => {
     const retryAfterMs = Math.max(1, decision.retryAfterMs);
     for (const [name, value] of Object.entries(rateLimitHeaders(rule, decision))) setHeader?.(name, value);
-    setHeader?.('retry-after-ms', String(retryAfterMs));
-    const what = decision.refusedBy === 'concurrency' ? `${rule.maxConcurrent ?? 0} requests running at once` : `${rule.requestsPerMinute ?? 0} requests per minute`;
     const retryAfterSeconds = Math.ceil(retryAfterMs / 1000);
+    if (decision.refusedBy === 'budget') {
+      // Not worth retrying before the period ends: OpenAI's SDKs obey x-should-retry (no Retry-After is sent)
+      setHeader?.('x-should-retry', 'false');
+      const budget = rule.tokensPerMonth !== undefined && (rule.tokensPerDay === undefined || retryAfterMs > 86_400_000) ? 'monthly' : 'daily';
+      throw new CapacityError('insufficient_quota', `token budget spent: this client's ${budget} token budget does not cover this request; it is whole again in ${retryAfterSeconds} s`, { retryAfterSeconds });
+    }
+    setHeader?.('retry-after-ms', String(retryAfterMs));
+    const what =
+      decision.refusedBy === 'concurrency'
+        ? `${rule.maxConcurrent ?? 0} requests running at once`
+        : decision.refusedBy === 'tokens'
+          ? `${Math.min(rule.tokensPerMinute ?? Infinity, rule.modelTokensPerMinute ?? Infinity)} tokens per minute`
+          : `${rule.requestsPerMinute ?? 0} requests per minute`;
     throw new CapacityError('rate_limit_exceeded', `rate limit reached: this client may make ${what}; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
   };
 
   return {
-    async admit(client, setHeader) {
-      const rule = ruleOf(client);
-      if (rule.requestsPerMinute === undefined && rule.maxConcurrent === undefined) return { headers: {}, release: () => undefined };
+    weighs,
+    async admit(client, setHeader, request) {
+      const model = request === undefined ? undefined : (request.model ?? undefined);
+      const rule = ruleOf(client, model === undefined || config.perModel?.[model] === undefined ? undefined : model);
+      if (Object.keys(rule).length === 0) return { headers: {}, release: () => undefined };
       const placeId = randomUUID();
+      const tokens = request === undefined || !weighsRule(rule) ? undefined : estimate(request);
+      const modelOf = rule.modelTokensPerMinute === undefined ? undefined : model;
+      const admission = (applied: RateLimitRule) => ({
+        key: client,
+        rule: applied,
+        placeId,
+        placeTtlMs,
+        ...(tokens === undefined ? {} : { tokens: tokens.reserve }),
+        ...(modelOf === undefined ? {} : { model: modelOf }),
+      });
       let decision: RateLimitDecision;
       let holder = store;
       let applied = rule;
       try {
-        decision = await store.admit({ key: client, rule, placeId, placeTtlMs });
+        decision = await store.admit(admission(rule));
         if (failing) {
           failing = false;
           tell({ state: 'recovered', policy });
@@ -125,10 +217,10 @@ export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
         }
         holder = local;
         applied = share(rule);
-        decision = await local.admit({ key: client, rule: applied, placeId, placeTtlMs });
+        decision = await local.admit(admission(applied));
       }
       if (!decision.allowed) return refuse(applied, decision, setHeader);
-      return hold(holder, client, placeId, decision, applied);
+      return hold(holder, client, placeId, decision, applied, modelOf, tokens);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { ChatCallOptions } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { isStreamLogError, RequestError, ShutdownError, StreamLogError } from '../core/errors.js';
 import { parseChatRequest } from '../core/parseChatRequest.js';
-import type { ChatRequest } from '../core/schemas/index.js';
+import type { ChatRequest, Usage } from '../core/schemas/index.js';
 import { VALIDATED_CHAT_REQUESTS } from '../core/VALIDATED_CHAT_REQUESTS.js';
 import { fromAnthropicRequest } from '../core/fromAnthropicRequest.js';
 import { fromUiChatRequest } from '../core/fromUiChatRequest.js';
@@ -118,6 +118,8 @@ interface Pending {
    * producer: it runs on after its response closed); set by `admit`.
    */
   keepPlace?: () => () => void;
+  /** Under token limits: counts what the answer emitted and its usage, for the settlement (`RateLimitAdmitted.observe`). */
+  observe?: (pieces: number, usage: Usage | undefined) => void;
 }
 
 /**
@@ -193,18 +195,19 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
    * then, with `limits`, the store's decision, whose rate-limit headers are set on the response before its first byte
    * (and on the refusal).
    */
-  const admit = async (exchange: ChatExchange<R>, pending: Pending, client: string): Promise<void> => {
+  const admit = async (exchange: ChatExchange<R>, pending: Pending, client: string, request?: ChatRequest): Promise<void> => {
     let release = settings.admit(client);
     if (settings.limiter !== undefined) {
       const setHeader = exchange.setHeader?.bind(exchange);
       let admitted;
       try {
-        admitted = await settings.limiter.admit(client, setHeader);
+        admitted = await settings.limiter.admit(client, setHeader, request);
       } catch (error) {
         release();
         throw error;
       }
       for (const [name, value] of Object.entries(admitted.headers)) setHeader?.(name, value);
+      if (admitted.observe !== undefined) pending.observe = admitted.observe;
       const own = release;
       release = () => {
         own();
@@ -292,7 +295,9 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const { caller } = pending;
         const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
         if (acceptsRestart(exchange.header(ACCEPT_RESTART_HEADER))) options.acceptRestart = true;
-        if (streamId === undefined || resumable === undefined) return void call(client, request, options).subscribe(subscriber);
+        const { observe } = pending;
+        const answer$ = observe === undefined ? call(client, request, options) : call(client, request, options, (usage) => observe(0, usage));
+        if (streamId === undefined || resumable === undefined) return void answer$.subscribe(subscriber);
         const { abandonAfterMs } = resumable;
         const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
         const keep = pending.keepPlace?.(); // the upstream request keeps its client's place until it stops
@@ -305,11 +310,11 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
             chatStreams.delete(chat.client, chat.id, streamId);
           };
         }
-        produceLogged(producer, call(client, request, options), subscriber, {
+        produceLogged(producer, answer$, subscriber, {
           sse: loggedAsFrames(wire),
           secrets,
           ...(onEnd === undefined ? {} : { onEnd }),
-          ...(log === undefined ? {} : { onValue: (value: unknown) => (last = value) }),
+          ...(log === undefined && observe === undefined ? {} : { onValue: (value: unknown) => ((last = value), observe?.(1, usageOf(value))) }),
         });
       };
       answer().catch((error: unknown) => {
@@ -318,10 +323,11 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       });
     });
     const onValue =
-      log === undefined
+      log === undefined && pending.observe === undefined && settings.limiter?.weighs !== true
         ? undefined
         : (value: unknown) => {
             last = value;
+            pending.observe?.(1, usageOf(value)); // the token limits' settlement: pieces emitted, the usage
           };
     const end = (outcome: WriteOutcome): void => {
       pending.release?.();
@@ -426,10 +432,12 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     return resume(exchange, named.id, { wire, after: named.position, client }, pending);
   };
   /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
-  const readPost = async (exchange: ChatExchange<R>, pending: Pending, translate?: (body: unknown) => unknown): Promise<ChatRequest> => {
+  const readPost = async (exchange: ChatExchange<R>, pending: Pending, translate?: (body: unknown) => unknown, weigh = true): Promise<ChatRequest> => {
     authorizeBearer(exchange.header('authorization'), keys);
     pending.owner = ownerOfKey(exchange.header('authorization'));
-    await admit(exchange, pending, clientKey(exchange));
+    // Token limits weigh the request (its prompt, its max_tokens): it is admitted once read.
+    const weighed = weigh && settings.limiter?.weighs === true;
+    if (!weighed) await admit(exchange, pending, clientKey(exchange));
     assertJsonContentType(exchange.header('content-type'), exchange.hasBody);
     let body: unknown;
     try {
@@ -437,7 +445,9 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     } catch (error) {
       throw toRequestError(error, bodyLimit) ?? error;
     }
-    return parseChatRequest(translate === undefined ? body : translate(body), config.model, parseConfig);
+    const request = parseChatRequest(translate === undefined ? body : translate(body), config.model, parseConfig);
+    if (weighed) await admit(exchange, pending, clientKey(exchange), request);
+    return request;
   };
   /** A reply of one value on the `json` or `openai` wire, checked by `answer` (not logged); `track`: in the shutdown. */
   const single = (wire: 'json' | 'openai', answer: () => unknown, track: boolean, headers?: Record<string, string>): ChatReply => ({
@@ -528,7 +538,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       const ended = tracked();
       const source = defer(async () => {
         if (draining()) throw new ShutdownError();
-        return countMessageTokens(await readPost(anthropic, pending, (body) => fromAnthropicRequest(body, { countTokens: true })));
+        return countMessageTokens(await readPost(anthropic, pending, (body) => fromAnthropicRequest(body, { countTokens: true }), false));
       });
       return { wire: 'anthropic', source, options: shared, end: (outcome) => (pending.release?.(), ended(outcome)) };
     },
@@ -550,8 +560,11 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       if (resumed !== undefined) return resumed;
       const pending: Pending = {};
       return serve('eventsource', exchange, pending, async () => {
-        await admit(exchange, pending, authorizeGet(exchange, pending));
-        return settings.checkChoices(readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig));
+        const client = authorizeGet(exchange, pending);
+        if (settings.limiter?.weighs !== true) await admit(exchange, pending, client);
+        const request = settings.checkChoices(readChatQuery(q, queryLimit, config.demoRequest, config.model, parseConfig));
+        if (settings.limiter?.weighs === true) await admit(exchange, pending, client, request);
+        return request;
       });
     },
     token: (exchange) => single('json', () => settings.issueToken(exchange.header('authorization')), true, { 'Cache-Control': 'no-store' }),

@@ -25,6 +25,7 @@ const SAME: ReadonlySet<string> = new Set(['invalid_request_error', 'authenticat
  * | `invalid_request_error` (`payload_too_large`)   | `request_too_large`                                  |
  * | `invalid_request_error`, `authentication_error`, `permission_error`, `rate_limit_error`, `timeout_error` | the same |
  * | `upstream_error` whose code says overloaded     | `overloaded_error`                                   |
+ * | `insufficient_quota` (a spent token budget, 429) | `rate_limit_error`                                  |
  * | anything else (`upstream_error`, `server_error`, `aborted_error`) | `api_error`                        |
  *
  * @param body - The error body (`toErrorResponse(error).body`: secrets redacted, no stack).
@@ -35,5 +36,6 @@ export function toAnthropicError(body: ErrorBody): AnthropicErrorBody {
   if (body.type === 'invalid_request_error' && body.code === 'payload_too_large') type = 'request_too_large';
   else if (SAME.has(body.type)) type = body.type;
   else if (body.type === 'upstream_error' && /overload/i.test(body.code)) type = 'overloaded_error';
+  else if (body.type === 'insufficient_quota') type = 'rate_limit_error';
   return { type: 'error', error: { type, message: body.message } };
 }

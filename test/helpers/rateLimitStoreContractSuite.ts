@@ -82,6 +82,75 @@ export function rateLimitStoreContractSuite(config: RateLimitStoreSuiteConfig): 
       expect(await ask(a, renewed.key, rule)).toMatchObject({ allowed: false }); // renewed: still held
     });
 
+    const reserve = (store: RateLimitStore, key: string, rule: RateLimitRule, tokens: number, placeTtlMs = 30_000, model?: string) => {
+      const placeId = randomUUID();
+      return store.admit({ key, rule, placeId, placeTtlMs, tokens, ...(model === undefined ? {} : { model }) }).then((decision) => ({ placeId, decision }));
+    };
+
+    it('weighs tokens per minute across both views: a request is admitted once what was charged is refilled; the settlement charges what was used', async () => {
+      const key = `tpm-${randomUUID()}`;
+      const rule = { tokensPerMinute: 600_000 }; // 10 tokens per ms
+      const first = await reserve(a, key, rule, 5000); // 500 ms owed
+      expect(first.decision).toMatchObject({ allowed: true, tokens: { remaining: 595_000 } });
+      const refused = await reserve(b, key, rule, 10);
+      expect(refused.decision).toMatchObject({ allowed: false, refusedBy: 'tokens' });
+      expect(refused.decision.retryAfterMs).toBeGreaterThan(300);
+      expect(refused.decision.retryAfterMs).toBeLessThanOrEqual(500);
+      // it used 100 tokens, not 5000: the unused part is refunded at once (100 tokens: 10 ms owed, not 500)
+      await a.settle({ key, rule, placeId: first.placeId, reserved: 5000, used: 100 });
+      await sleep(30);
+      const after = await reserve(b, key, rule, 10);
+      expect(after.decision).toMatchObject({ allowed: true });
+      // more used than reserved: owed from now on
+      await b.settle({ key, rule, placeId: after.placeId, reserved: 10, used: 6000 });
+      const owed = await reserve(a, key, rule, 10);
+      expect(owed.decision).toMatchObject({ allowed: false, refusedBy: 'tokens' });
+      expect(owed.decision.retryAfterMs).toBeGreaterThan(400);
+    });
+
+    it('weighs tokens per key and model: one model at its limit leaves the key\'s others admitted', async () => {
+      const key = `model-${randomUUID()}`;
+      const rule = { tokensPerMinute: 600_000, modelTokensPerMinute: 6000 };
+      expect((await reserve(a, key, rule, 100, 30_000, 'big')).decision).toMatchObject({ allowed: true });
+      await sleep(20); // the key's own GCRA (10 tokens per ms) is refilled; the model's (0.1 per ms) is not
+      expect((await reserve(b, key, rule, 100, 30_000, 'big')).decision).toMatchObject({ allowed: false, refusedBy: 'tokens' });
+      expect((await reserve(b, key, rule, 100, 30_000, 'small')).decision).toMatchObject({ allowed: true });
+    });
+
+    it('blocks the request that would cross a budget (running reservations count) until it is settled for less', async () => {
+      const key = `budget-${randomUUID()}`;
+      const rule = { tokensPerDay: 1000, tokensPerMonth: 5000 };
+      const first = await reserve(a, key, rule, 600);
+      expect(first.decision).toMatchObject({ allowed: true, budget: { remaining: 400 } });
+      const crossing = await reserve(b, key, rule, 500);
+      expect(crossing.decision).toMatchObject({ allowed: false, refusedBy: 'budget', budget: { remaining: 400 } });
+      expect(crossing.decision.retryAfterMs).toBeGreaterThan(0);
+      expect(crossing.decision.retryAfterMs).toBeLessThanOrEqual(86_400_000); // the day's end
+      await a.settle({ key, rule, placeId: first.placeId, reserved: 600, used: 200 });
+      const fits = await reserve(b, key, rule, 500);
+      expect(fits.decision).toMatchObject({ allowed: true, budget: { remaining: 300 } });
+      await b.settle({ key, rule, placeId: fits.placeId, reserved: 500, used: 800 }); // 1000 used of the day
+      expect((await reserve(a, key, rule, 1)).decision).toMatchObject({ allowed: false, refusedBy: 'budget', budget: { remaining: 0 } });
+    });
+
+    it('charges the reservation of a process that died (never settled, never renewed) at its estimate once it expires', async () => {
+      const key = `dead-${randomUUID()}`;
+      const rule = { tokensPerDay: 1000 };
+      await reserve(a, key, rule, 700, 300); // its process dies: never settled
+      const renewed = await reserve(b, `${key}-renewed`, rule, 700, 300);
+      for (let i = 0; i < 4; i++) {
+        await sleep(120);
+        await b.renew(`${key}-renewed`, renewed.placeId, 300);
+      }
+      const after = await reserve(b, key, rule, 300);
+      expect(after.decision).toMatchObject({ allowed: true, budget: { remaining: 0 }, expiredReservations: 1 }); // 700 charged + 300
+      expect((await reserve(a, key, rule, 1)).decision).toMatchObject({ allowed: false, refusedBy: 'budget' });
+      expect((await reserve(a, `${key}-renewed`, rule, 400)).decision).toMatchObject({ allowed: false, refusedBy: 'budget' }); // renewed: still held
+      // settled after all (the process was only slow): corrected to what it used
+      await a.settle({ key: `${key}-renewed`, rule, placeId: renewed.placeId, reserved: 700, used: 100 });
+      expect((await reserve(a, `${key}-renewed`, rule, 900)).decision).toMatchObject({ allowed: true, budget: { remaining: 0 } });
+    });
+
     it('keeps each key to itself', async () => {
       const rule = { requestsPerMinute: 1, maxConcurrent: 1 };
       expect(await ask(a, `one-${randomUUID()}`, rule)).toMatchObject({ allowed: true });

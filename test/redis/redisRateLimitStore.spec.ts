@@ -10,6 +10,7 @@ import { createRedisRateLimitStore } from '../../src/redis/createRedisRateLimitS
 import { createRateLimiter } from '../../src/serve/createRateLimiter';
 import type { RateLimitStoreEvent, RateLimitStoreFailurePolicy } from '../../src/serve/RateLimitsConfig';
 import type { RateLimitStore } from '../../src/store/RateLimitStore';
+import { budgetPeriods } from '../../src/store/budgetPeriods';
 import { rateLimitStoreContractSuite } from '../helpers/rateLimitStoreContractSuite';
 import { startRedis, type TestRedis } from '../helpers/startRedis';
 
@@ -75,6 +76,62 @@ describe('createRedisRateLimitStore', () => {
     const [stamp] = (await admin.sendCommand(['TIME'])) as [string, string];
     const stored = Number(await admin.get((await admin.keys('own:rl:*:rate'))[0] ?? ''));
     expect(Math.abs(stored - Number(stamp) * 1000)).toBeLessThan(5000); // Redis's own ms clock, whatever ours says
+  });
+
+  it('weighs tokens and budgets in the same one script per admission and one per settlement, under one hash tag, with the calendar of budgetPeriods', async () => {
+    const calls = async (): Promise<number> => {
+      const stats = await admin.info('commandstats');
+      return ['evalsha', 'eval'].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+    };
+    const rule = { requestsPerMinute: 1000, maxConcurrent: 10, tokensPerMinute: 1_000_000, modelTokensPerMinute: 1_000_000, tokensPerDay: 1_000_000, tokensPerMonth: 10_000_000 };
+    const key = `tokens-${randomUUID()}`;
+    await store.admit({ key, rule, placeId: 'warm', placeTtlMs: 5000, tokens: 1, model: 'm' });
+    await store.settle({ key, rule, placeId: 'warm', model: 'm', reserved: 1, used: 1 });
+    const before = await calls();
+    const decision = await store.admit({ key, rule, placeId: 'one', placeTtlMs: 5000, tokens: 100, model: 'm' });
+    expect((await calls()) - before).toBe(1);
+    await store.settle({ key, rule, placeId: 'one', model: 'm', reserved: 100, used: 50 });
+    expect((await calls()) - before).toBe(2);
+    const [stamp] = (await admin.sendCommand(['TIME'])) as [string, string];
+    const now = Number(stamp) * 1000;
+    // the month's end as Lua computes it from TIME is the calendar's (budgetPeriods), whichever month this runs in
+    expect(Math.abs((decision.budget?.resetMs ?? 0) - (budgetPeriods(now).monthEnd - now))).toBeLessThan(5000);
+    const names = await admin.keys('own:*');
+    const tags = new Set(names.filter((name) => /:(tpm|budget|resv|resvx)/.test(name)).map((name) => /\{([\w-]+)\}/.exec(name)?.[1]));
+    expect(tags.size).toBe(1); // one client's keys: one hash tag (one Cluster slot)
+    for (const name of names) expect(await admin.pTTL(name)).not.toBe(-1); // every key expires (-2: gone already)
+  });
+
+  it('takes a reply that came while this process was busy past the command timeout: a blocked event loop is not a Redis outage', async () => {
+    const busy = createRedisRateLimitStore({ url: redis.url, commandTimeoutMs: 100 });
+    try {
+      await busy.admit({ key: 'busy', rule: { requestsPerMinute: 1000 }, placeId: 'warm', placeTtlMs: 1000 }); // connected, script loaded
+      // Redis busy for 80 ms (another client's script), so the admission's reply comes while this process is blocked
+      const hold = admin.sendCommand(['EVAL', "local s = redis.call('TIME') local t = s repeat t = redis.call('TIME') until (t[1] - s[1]) * 1000000 + (t[2] - s[2]) > 80000 return 1", '0']);
+      await sleep(5);
+      const decision = busy.admit({ key: 'busy', rule: { requestsPerMinute: 1000 }, placeId: 'late', placeTtlMs: 1000 });
+      await sleep(5); // written
+      // the event loop blocked 3 × the timeout by other work (a busy machine) — in an I/O phase, as a request's
+      // handling would: the next turn runs the due timers before it reads the reply that came meanwhile
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const until = Date.now() + 300;
+          while (Date.now() < until);
+          resolve();
+        }),
+      );
+      await hold;
+      await expect(decision).resolves.toMatchObject({ allowed: true });
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it('computes the budgets\' calendar in Lua as budgetPeriods does, at month and year ends', () => {
+    // (the Lua runs on Redis's clock, which a test cannot move: the JS calendar is checked at the edges instead)
+    expect(budgetPeriods(Date.UTC(2024, 1, 29, 23, 59)).monthEnd).toBe(Date.UTC(2024, 2, 1));
+    expect(budgetPeriods(Date.UTC(2026, 11, 31, 12)).monthEnd).toBe(Date.UTC(2027, 0, 1));
+    expect(budgetPeriods(Date.UTC(2026, 11, 31, 12)).dayEnd).toBe(Date.UTC(2027, 0, 1));
   });
 });
 

@@ -9,6 +9,7 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /** Suite path (from the repository root) → seconds it took in CI. */
 const LONG_SUITES = {
+  'gateway/test/tokenLimits.redis.spec.ts': 185,
   'gateway/test/metricLabels.property.spec.ts': 64,
   'test/package/package.spec.ts': 63,
   'test/frameworks/nestjs.versions.spec.ts': 55,

@@ -1,0 +1,168 @@
+/**
+ * The serving options' token limits in one process (the memory store), over real HTTP (Express's chatRouter, and the
+ * web handlers for the headers): tokens reserved at admission and settled with the upstream's usage — on
+ * `/v1/chat/completions` streams whose client did not ask for it too —, a stream cancelled at its 200th piece of 1,000
+ * charged for what it emitted, the x-ratelimit-*-tokens headers before the first byte, and a spent budget refused with
+ * 429 insufficient_quota that the openai SDK does not retry.
+ */
+import express from 'express';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { createChatClient } from '../../src/client/createChatClient';
+import { chatRouter } from '../../src/express/chatRouter';
+import { countMessageTokens } from '../../src/serve/countMessageTokens';
+import type { RateLimitSettleEvent, RateLimitsConfig } from '../../src/serve/RateLimitsConfig';
+import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
+import { rawRequest } from '../helpers/rawRequest';
+import { startServer } from '../helpers/startServer';
+import { startHonoChat } from '../web/startHonoChat';
+
+const KEY = 'token-limits-key-0123456789';
+const AUTH = { Authorization: `Bearer ${KEY}` };
+const messages = [{ role: 'user', content: 'Tell me a long story about tokens.' }];
+
+let emulator: Emulator;
+const closers: Array<() => Promise<void>> = [];
+/** chatRouter under `limits`, with a count of the requests that reached it; `settled` collects onSettle's events. */
+const start = async (limits: RateLimitsConfig) => {
+  const settled: RateLimitSettleEvent[] = [];
+  const client = createChatClient({ baseUrl: emulator.url, apiKey: 'sk-up', model: 'deepseek-chat', retry: false });
+  const app = express();
+  let requests = 0;
+  app.use((_req, _res, next) => {
+    requests++;
+    next();
+  });
+  app.use(chatRouter({ client, apiKeys: [KEY], heartbeatMs: 0, limits: { ...limits, onSettle: (event) => settled.push(event) } }));
+  const server = await startServer(app);
+  closers.push(server.close, () => client.close());
+  return { url: server.url, settled, requests: () => requests };
+};
+const until = async (check: () => boolean, withinMs = 10_000): Promise<void> => {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+beforeAll(async () => {
+  emulator = await startEmulator({ dialect: 'deepseek', seed: 7 });
+});
+afterAll(async () => {
+  for (const close of closers) await close();
+  await emulator.close();
+});
+
+describe('token limits, in one process', () => {
+  it('sends x-ratelimit-*-tokens and the tokens policy before the first byte, alike on node and web', async () => {
+    const limits = { tokensPerMinute: 100_000, reserveOutputTokens: 500 };
+    const { url } = await start(limits);
+    const client = createChatClient({ baseUrl: emulator.url, apiKey: 'sk-up', model: 'deepseek-chat', retry: false });
+    const hono = await startHonoChat({ client, apiKeys: [KEY], heartbeatMs: 0, limits });
+    closers.push(hono.close, () => client.close());
+    const prompt = countMessageTokens({ messages } as never).input_tokens;
+    for (const base of [url, hono.url]) {
+      const res = await rawRequest(`${base}/chat/stream`, { headers: AUTH, body: { messages, max_tokens: 300 } });
+      expect(res.status).toBe(200);
+      expect(res.headers).toMatchObject({
+        'x-ratelimit-limit-tokens': '100000',
+        'x-ratelimit-remaining-tokens': String(100_000 - prompt - 300), // the reservation: the prompt + max_tokens (under the cap)
+        'ratelimit-policy': '"tokens";q=100000;w=60',
+      });
+      expect(res.headers['x-ratelimit-reset-tokens']).toMatch(/^\d+ms$/);
+      expect(res.headers['ratelimit']).toMatch(/^"tokens";r=\d+;t=\d+$/);
+    }
+  });
+
+  it('settles with the upstream usage, on a /v1 stream whose client did not ask for it too', async () => {
+    const { url, settled } = await start({ tokensPerMinute: 1_000_000 });
+    const body = { model: 'deepseek-chat', messages, stream: true };
+    const asked = await rawRequest(`${url}/v1/chat/completions`, { headers: AUTH, body: { ...body, stream_options: { include_usage: true } } });
+    const usage = asked.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { usage?: { prompt_tokens: number; completion_tokens: number } })
+      .find((chunk) => chunk.usage !== undefined && chunk.usage !== null)?.usage;
+    expect(usage).toBeDefined();
+    await until(() => settled.length === 1);
+    expect(settled[0]).toMatchObject({ estimated: false, used: (usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0) });
+    const plain = await rawRequest(`${url}/v1/chat/completions`, { headers: AUTH, body });
+    expect(plain.body).not.toContain('"usage"'); // not written: the client did not ask
+    await until(() => settled.length === 2);
+    expect(settled[1]).toMatchObject({ estimated: false, used: settled[0]?.used });
+    // and one answer, on each endpoint: charged its usage
+    const whole = await rawRequest(`${url}/v1/chat/completions`, { headers: AUTH, body: { ...body, stream: false } });
+    const { usage: told } = JSON.parse(whole.body) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    await until(() => settled.length === 3);
+    expect(settled[2]).toMatchObject({ estimated: false, used: told.prompt_tokens + told.completion_tokens });
+    for (const path of ['/chat/json', '/chat/stream', '/chat/sse']) {
+      await rawRequest(`${url}${path}`, { headers: AUTH, body: { messages } });
+    }
+    await until(() => settled.length === 6);
+    expect(settled.slice(3).map((event) => event.estimated)).toEqual([false, false, false]);
+  });
+
+  it('charges a stream cancelled at its 200th piece of 1,000 for about 200 answer tokens (±10 %), flagged estimated', async () => {
+    const { url, settled } = await start({ tokensPerMinute: 1_000_000, reserveOutputTokens: 1000 });
+    const body = JSON.stringify({ model: 'deepseek-chat#tokens=1000;pace=4', messages, max_tokens: 1000 });
+    const prompt = countMessageTokens({ messages } as never).input_tokens;
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${url}/chat/stream`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' } }, (res) => {
+        let lines = 0;
+        let rest = '';
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => {
+          const parts = (rest + text).split('\n');
+          rest = parts.pop() ?? '';
+          lines += parts.filter((line) => line.includes('"content"')).length;
+          if (lines >= 200) {
+            req.destroy(); // the client goes away at its 200th piece
+            resolve();
+          }
+        });
+        res.on('error', () => undefined);
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
+      req.end(body);
+    });
+    await until(() => settled.length === 1);
+    const [event] = settled;
+    expect(event).toMatchObject({ estimated: true, reserved: prompt + 1000 });
+    const output = (event?.used ?? 0) - prompt;
+    expect(output).toBeGreaterThanOrEqual(180);
+    expect(output).toBeLessThanOrEqual(220);
+  });
+
+  it('blocks the request that would cross a budget: 429 insufficient_quota, x-should-retry: false, no Retry-After; the openai SDK does not retry it', async () => {
+    const { url, settled, requests } = await start({ tokensPerDay: 1500, reserveOutputTokens: 1000 });
+    const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: KEY, maxRetries: 3 });
+    const ask = () => openai.chat.completions.create({ model: 'deepseek-chat#tokens=600', messages: messages as never, max_tokens: 1000 });
+    await ask(); // ~610 used of 1500
+    await until(() => settled.length === 1);
+    expect(settled[0]?.used).toBeGreaterThan(600);
+    const before = requests();
+    let refused: unknown;
+    try {
+      await ask(); // 610 + its reservation (~1010) would cross 1500
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    const error = refused as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(error.status).toBe(429);
+    expect(error.code).toBe('insufficient_quota');
+    expect(error.type).toBe('insufficient_quota');
+    expect(error.headers?.get('x-should-retry')).toBe('false');
+    expect(error.headers?.get('retry-after')).toBeNull();
+    expect(error.headers?.get('retry-after-ms')).toBeNull();
+    expect(requests() - before).toBe(1); // asked once: not retried
+    // a request that fits what is left is still admitted
+    const small = await rawRequest(`${url}/chat/json`, { headers: AUTH, body: { model: 'deepseek-chat#tokens=5', messages, max_tokens: 10 } });
+    expect(small.status).toBe(200);
+    expect(small.headers['ratelimit-policy']).toBe('"budget";q=1500;w=86400');
+  });
+});
+
+void ({} as AddressInfo);
