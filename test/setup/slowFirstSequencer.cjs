@@ -11,6 +11,7 @@ const Sequencer = require('@jest/test-sequencer').default;
 const LONG_SUITES = {
   'gateway/test/tokenLimits.redis.spec.ts': 185,
   'gateway/test/metricLabels.property.spec.ts': 64,
+  'gateway/test/useChat.browser.spec.ts': 60,
   'test/package/package.spec.ts': 63,
   'test/frameworks/nestjs.versions.spec.ts': 55,
   'gateway/test/resumable.redis.spec.ts': 54,
