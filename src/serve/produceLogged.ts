@@ -3,12 +3,16 @@ import { isServerSentEvent } from '../core/isServerSentEvent.js';
 import { toErrorResponse } from '../core/toErrorResponse.js';
 import type { StreamProducer } from '../store/StreamProducer.js';
 import { stringifyValue } from '../wire/stringifyValue.js';
+import { WireText } from '../wire/WireText.js';
 import { loggedFrame } from './loggedFrame.js';
 import { outcomeError } from './outcomeError.js';
 
 /** Options of {@link produceLogged}. */
 export interface ProduceLoggedConfig {
-  /** Whether the client reads an SSE wire: each value then goes as a frame with its `id:` (`loggedFrame`). */
+  /**
+   * Whether the client reads an SSE wire: each value then goes as a frame with its `id:` (`loggedFrame`); else as its
+   * NDJSON line. Either is made of the logged JSON text: a value is stringified once.
+   */
   readonly sse: boolean;
   /** Literal secrets to redact from a logged error body. */
   readonly secrets: readonly string[];
@@ -29,7 +33,8 @@ export interface ProduceLoggedConfig {
  * producer.signal (cancel / abandon) → upstream unsubscribed, the log ends with it, the client gets its in-band error
  * ```
  *
- * 1. Each value is logged as its JSON (an SSE `event: restart` frame as its chunk's), at the position `append` gives.
+ * 1. Each value is logged as its JSON (an SSE `event: restart` frame as its chunk's), at the position `append` gives;
+ *    the client gets that same text in its wire's frame (`WireText`), so nothing is stringified twice.
  * 2. The end is logged: `complete`, or the error body the client is sent (`toErrorResponse`, secrets redacted).
  * 3. The client counts as attached (`attachClient`) until it unsubscribes.
  *
@@ -63,10 +68,14 @@ export function produceLogged(producer: StreamProducer, answer: Observable<unkno
   const upstream = answer.subscribe({
     next: (value) => {
       const event = isServerSentEvent(value) ? value : undefined;
-      const json = stringifyValue(event === undefined ? value : event.data) ?? 'null';
+      const data = event === undefined ? value : event.data;
+      const text = stringifyValue(data);
+      const json = text ?? 'null';
       const position = producer.append(json);
-      onValue?.(event === undefined ? value : event.data);
-      if (reader !== undefined) reader.next(sse ? loggedFrame(json, id, position, event?.event) : value);
+      onValue?.(data);
+      if (reader === undefined) return;
+      // NDJSON: the logged text as the line (a value without a JSON form goes on, for the writer to refuse it).
+      reader.next(sse ? loggedFrame(json, id, position, event?.event) : text === undefined ? value : new WireText(`${json}\n`));
     },
     error: (error: unknown) => {
       producer.signal.removeEventListener('abort', stop);

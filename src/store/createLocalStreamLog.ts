@@ -89,6 +89,7 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
   let closed = false;
 
   const wake = (stream: LocalStream): void => {
+    if (stream.wakers.size === 0) return; // no reader waiting (the producer's own client reads live): nothing to copy
     const wakers = [...stream.wakers];
     stream.wakers.clear();
     for (const waker of wakers) waker();

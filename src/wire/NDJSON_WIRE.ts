@@ -1,6 +1,7 @@
 import { ConfigError } from '../core/errors.js';
 import { stringifyValue } from './stringifyValue.js';
 import type { WireFormat } from './WireFormat.js';
+import { WireText } from './WireText.js';
 
 /**
  * The `/chat/stream` wire (NDJSON): one `JSON.stringify(value) + "\n"` per value, nothing at the end, the spec's
@@ -21,6 +22,7 @@ export const NDJSON_WIRE: WireFormat<unknown> = {
   },
   streaming: true,
   encode: (value) => {
+    if (value instanceof WireText) return value.text; // a line written already (a resumable answer's: loggedFrame)
     const json = stringifyValue(value); // JSON.stringify's text; a template for a streamed text chunk
     if (json === undefined) {
       throw new ConfigError(

@@ -1,6 +1,7 @@
 import { SSE_HEADERS } from './SSE_HEADERS.js';
 import { ConfigError } from '../core/errors.js';
 import { OPENAI_JSON_WIRE } from './OPENAI_JSON_WIRE.js';
+import { stringifyCompletionChunk } from './stringifyCompletionChunk.js';
 import { toOpenAiError } from './toOpenAiError.js';
 import type { WireFormat } from './WireFormat.js';
 
@@ -19,13 +20,14 @@ import type { WireFormat } from './WireFormat.js';
  * An error after the commit is the last frame: the stream ends without `[DONE]`, so a client that ignores error
  * objects still sees the answer as incomplete rather than finished. The headers are the other streaming endpoints'
  * (`text/event-stream`, `Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`). `encode` throws a
- * `ConfigError` for a value without a JSON form.
+ * `ConfigError` for a value without a JSON form. A text chunk is written by a template (`stringifyCompletionChunk`):
+ * the bytes of `JSON.stringify`, without its walk of the whole object.
  */
 export const OPENAI_WIRE: WireFormat<unknown> = {
   headers: SSE_HEADERS,
   streaming: true,
   encode: (value) => {
-    const json: string | undefined = JSON.stringify(value);
+    const json = stringifyCompletionChunk(value); // JSON.stringify's text; a template for a streamed text chunk
     if (json === undefined) {
       throw new ConfigError(`An OpenAI stream chunk needs a JSON form, got ${typeof value}: emit chat.completion.chunk objects.`);
     }

@@ -4,6 +4,7 @@ import { isServerSentEvent } from '../core/isServerSentEvent.js';
 import { formatSseEvent } from './formatSseEvent.js';
 import { stringifyValue } from './stringifyValue.js';
 import type { WireFormat } from './WireFormat.js';
+import { WireText } from './WireText.js';
 
 const DONE = 'data: [DONE]\n\n';
 
@@ -25,6 +26,7 @@ export const SSE_WIRE: WireFormat<unknown> = {
   headers: SSE_HEADERS,
   streaming: true,
   encode: (value) => {
+    if (value instanceof WireText) return value.text; // a frame written already (a resumable answer's: loggedFrame)
     if (isServerSentEvent(value)) return formatSseEvent(value);
     const json = stringifyValue(value); // JSON.stringify's text; a template for a streamed text chunk
     if (json === undefined) {

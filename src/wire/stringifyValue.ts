@@ -9,8 +9,8 @@
  * ```
  *
  * The template is taken only when the value is exactly that shape: those own keys in that order and no other
- * enumerable one (inherited ones included), a string `content`, an integer `index`, no `toJSON` — otherwise
- * `JSON.stringify` decides, so the result is always `JSON.stringify(value)`'s.
+ * enumerable one (inherited ones included, and none standing in for a missing own one), a string `content`, an
+ * integer `index`, no `toJSON` — otherwise `JSON.stringify` decides, so the result is always `JSON.stringify(value)`'s.
  *
  * @param value - Any value.
  * @returns Its JSON text, or `undefined` when it has none (as `JSON.stringify`).
@@ -28,13 +28,14 @@ function textChunkJson(value: unknown): string | undefined {
   if (typeof message !== 'object' || message === null || message.toJSON !== undefined) return undefined;
   let keys = 0;
   for (const key in chunk) {
-    if (key !== (keys === 0 ? 'message' : keys === 1 ? 'done' : keys === 2 ? 'index' : '')) return undefined;
+    // An own key each: an inherited one (which JSON.stringify skips) must not stand in for a missing own one.
+    if (key !== (keys === 0 ? 'message' : keys === 1 ? 'done' : keys === 2 ? 'index' : '') || !Object.hasOwn(chunk, key)) return undefined;
     keys++;
   }
   if (keys !== 3) return undefined;
   keys = 0;
   for (const key in message) {
-    if (key !== (keys === 0 ? 'role' : keys === 1 ? 'content' : '')) return undefined;
+    if (key !== (keys === 0 ? 'role' : keys === 1 ? 'content' : '') || !Object.hasOwn(message, key)) return undefined;
     keys++;
   }
   if (keys !== 2) return undefined;

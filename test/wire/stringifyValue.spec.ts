@@ -29,6 +29,9 @@ describe('stringifyValue', () => {
       { message: { role: 'assistant', content: 'x', toJSON: () => 'y' }, done: false, index: 1 },
       Object.assign(Object.create({ inherited: 1 }) as object, textChunk('x', 1)),
       Object.assign(Object.create({ toJSON: () => 'proto' }) as object, textChunk('x', 1)),
+      // an inherited key where an own one is missing: for…in sees it, JSON.stringify does not
+      Object.assign(Object.create({ index: 1 }) as object, { message: { role: 'assistant', content: 'x' }, done: false }),
+      { message: Object.assign(Object.create({ content: 'x' }) as object, { role: 'assistant' }), done: false, index: 1 },
       'text',
       null,
       [1, 2],
