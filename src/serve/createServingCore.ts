@@ -22,7 +22,7 @@ import type { ChatReply, ReplyOptions } from './ChatReply.js';
 import { countMessageTokens } from './countMessageTokens.js';
 import { finishedReconnect } from './finishedReconnect.js';
 import { openAiModelList } from './openAiModelList.js';
-import { produceLogged } from './produceLogged.js';
+import { produceLogged, type ProduceLoggedConfig } from './produceLogged.js';
 import { readLogged } from './readLogged.js';
 import { resolveResumable } from './resolveResumable.js';
 import { STREAM_HEADERS } from './STREAM_HEADERS.js';
@@ -129,6 +129,8 @@ interface Pending {
 const RESUMABLE_WIRES: ReadonlySet<ChatWireFormat> = new Set<ChatWireFormat>(['ndjson', 'sse', 'eventsource']);
 /** Whether a resumable answer's wire writes its logged values as SSE frames with their `id:` (`loggedFrame`). */
 const loggedAsFrames = (wire: ChatWireFormat): boolean => wire === 'sse' || wire === 'eventsource';
+/** What a resumable answer's producer hands its client's wire (see `ProduceLoggedConfig.as`). */
+const producedAs = (wire: ChatWireFormat): ProduceLoggedConfig['as'] => (loggedAsFrames(wire) ? 'frame' : wire === 'ndjson' ? 'line' : 'value');
 
 /**
  * THE serving core of every endpoint, written once for every transport: node's `createChatEndpoints` (hence
@@ -311,7 +313,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
           };
         }
         produceLogged(producer, answer$, subscriber, {
-          sse: loggedAsFrames(wire),
+          as: producedAs(wire),
           secrets,
           ...(onEnd === undefined ? {} : { onEnd }),
           ...(log === undefined && observe === undefined ? {} : { onValue: (value: unknown) => ((last = value), observe?.(1, usageOf(value))) }),

@@ -10,10 +10,11 @@ import { outcomeError } from './outcomeError.js';
 /** Options of {@link produceLogged}. */
 export interface ProduceLoggedConfig {
   /**
-   * Whether the client reads an SSE wire: each value then goes as a frame with its `id:` (`loggedFrame`); else as its
-   * NDJSON line. Either is made of the logged JSON text: a value is stringified once.
+   * What the client's wire gets of each value: `'frame'` (SSE) its frame with its `id:` (`loggedFrame`), `'line'`
+   * its NDJSON line — both made of the logged JSON text, so a value is stringified once —, `'value'` (another wire,
+   * the UI message stream) the value itself, for the wire to encode.
    */
-  readonly sse: boolean;
+  readonly as: 'frame' | 'line' | 'value';
   /** Literal secrets to redact from a logged error body. */
   readonly secrets: readonly string[];
   /** Called with each value of the answer as it is produced (the request log's usage and route). */
@@ -45,7 +46,7 @@ export interface ProduceLoggedConfig {
  */
 export function produceLogged(producer: StreamProducer, answer: Observable<unknown>, client: Subscriber<unknown>, config: ProduceLoggedConfig): void {
   const { id } = producer;
-  const { sse, secrets, onValue } = config;
+  const { as, secrets, onValue } = config;
   let onEnd = config.onEnd;
   const produced = (): void => {
     const call = onEnd;
@@ -75,7 +76,8 @@ export function produceLogged(producer: StreamProducer, answer: Observable<unkno
       onValue?.(data);
       if (reader === undefined) return;
       // NDJSON: the logged text as the line (a value without a JSON form goes on, for the writer to refuse it).
-      reader.next(sse ? loggedFrame(json, id, position, event?.event) : text === undefined ? value : new WireText(`${json}\n`));
+      if (as === 'frame') reader.next(loggedFrame(json, id, position, event?.event));
+      else reader.next(as === 'line' && text !== undefined ? new WireText(`${json}\n`) : value);
     },
     error: (error: unknown) => {
       producer.signal.removeEventListener('abort', stop);

@@ -14,6 +14,7 @@ import { streamEventId } from '../../src/serve/streamEventId';
 import { formatSseEvent } from '../../src/wire/formatSseEvent';
 import { NDJSON_WIRE } from '../../src/wire/NDJSON_WIRE';
 import { SSE_WIRE } from '../../src/wire/SSE_WIRE';
+import { UI_MESSAGE_WIRE } from '../../src/wire/UI_MESSAGE_WIRE';
 import { stringifyValue } from '../../src/wire/stringifyValue';
 import { WireText } from '../../src/wire/WireText';
 
@@ -64,7 +65,7 @@ describe('produceLogged', () => {
     const producer = await log.open(id, { ownerKeyHash: '', wire: sse ? 'sse' : 'ndjson' });
     const frames: unknown[] = [];
     const client = new Subscriber<unknown>({ next: (frame) => void frames.push(frame), error: () => undefined, complete: () => undefined });
-    produceLogged(producer, of(...values), client, { sse, secrets: [] });
+    produceLogged(producer, of(...values), client, { as: sse ? 'frame' : 'line', secrets: [] });
     await log.close();
     return { id, frames };
   };
@@ -86,6 +87,19 @@ describe('produceLogged', () => {
     const lines = frames.map((frame) => NDJSON_WIRE.encode(frame));
     expect(count.calls).toBe(3); // before: the writer stringified each value a second time
     expect(lines).toEqual(values.map((value) => NDJSON_WIRE.encode({ ...value, toJSON: undefined })));
+  });
+
+  it("hands the values themselves to any other wire (the UI message stream's), and logs their JSON", async () => {
+    const log = createMemoryStreamLog();
+    const id = createStreamId();
+    const producer = await log.open(id, { ownerKeyHash: '', wire: 'ui' });
+    const parts = [{ type: 'start' }, { type: 'text-delta', id: 'text-1', delta: 'Hi' }];
+    const frames: unknown[] = [];
+    const client = new Subscriber<unknown>({ next: (frame) => void frames.push(frame), error: () => undefined, complete: () => undefined });
+    produceLogged(producer, of(...parts), client, { as: 'value', secrets: [] });
+    expect(frames).toEqual(parts);
+    expect(frames.map((part) => UI_MESSAGE_WIRE.encode(part))).toEqual(parts.map((part) => `data: ${JSON.stringify(part)}\n\n`));
+    await log.close();
   });
 
   it('hands a value without a JSON form to the NDJSON writer as it is, which refuses it as before', async () => {
