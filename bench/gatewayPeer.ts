@@ -5,7 +5,6 @@
  * every process started here is stopped here (by its handle).
  */
 import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
-import autocannon from 'autocannon';
 import { answer2000, type Role } from './gateway/servers.js';
 import { installPortkey, PORTKEY } from './gateway/portkey.js';
 import { spawn, textOf, type Proc, type SpawnConfig, type Target } from './gatewayLoad.js';
@@ -75,6 +74,8 @@ export interface PeerSizes {
   holBaselineMs: number;
   holToolBytes: number;
   holTextDeltas: number;
+  /** How long open streams settle before the memory is sampled, and closed ones before the next phase, ms. */
+  settleMs: number;
 }
 
 export function peerSizes(quick: boolean): PeerSizes {
@@ -93,6 +94,7 @@ export function peerSizes(quick: boolean): PeerSizes {
         holBaselineMs: 500,
         holToolBytes: 64 * 1024,
         holTextDeltas: 5_000,
+        settleMs: 1_500,
       }
     : {
         rounds: 3,
@@ -107,13 +109,18 @@ export function peerSizes(quick: boolean): PeerSizes {
         holBaselineMs: 2_000,
         holToolBytes: 1024 * 1024,
         holTextDeltas: 100_000,
+        settleMs: 1_500,
       };
 }
 
 /** One load run of one contestant. */
 export interface PeerLoad {
   round: number;
+  /** Answers received per second: body bytes received ÷ the bytes of one answer's body ÷ seconds. */
   answersPerSec: number;
+  /** Whole responses completed in the window. */
+  completed: number;
+  /** The process's CPU time over the window ÷ answers received (as counted for `answersPerSec`). */
   cpuMsPerAnswer?: number;
   errors: number;
 }
@@ -124,6 +131,8 @@ export interface PeerRow {
   name: string;
   status: string;
   loads: PeerLoad[];
+  /** The bytes of one answer's body. */
+  bytesPerAnswer?: number;
   /** Median time to the first body byte over the interleaved probes, ms. */
   ttfbMs?: number;
   heldStreams?: number;
@@ -144,6 +153,8 @@ export interface ScaleResult {
   status: string;
   idleRssMb?: number;
   idleHeapMb?: number;
+  /** Streams that failed before their first byte (a reset connection) and were opened again. */
+  retried: number;
   steps: ScaleStep[];
 }
 
@@ -160,6 +171,8 @@ export interface HolWindow {
 }
 
 export interface HolResult {
+  key: PeerContestant['key'];
+  name: string;
   status: string;
   smallStreams: number;
   tickMs: number;
@@ -172,7 +185,8 @@ export interface PeerRun {
   sizes: PeerSizes;
   rows: PeerRow[];
   scale: ScaleResult;
-  hol: HolResult;
+  /** Through chatflux `/chat/sse` (judged), and through the raw pipe (the reference). */
+  hol: HolResult[];
   loadBefore: number[];
   loadAfter: number[];
   seconds: number;
@@ -232,9 +246,17 @@ function fetchAll(
   });
 }
 
+/** Streams opened by {@link openStreams}. */
+interface OpenStreams {
+  requests: Array<ReturnType<typeof post>>;
+  /** Streams that failed before their first byte (a reset connection) and were opened again. */
+  retried: number;
+}
+
 /**
  * Opens `n` streams of `model` (in batches, each batch waiting for its streams' first bytes: a burst of thousands of
- * connections would overflow the listen backlog); returns them (destroy each to end it).
+ * connections would overflow the listen backlog); a stream that fails before its first byte is opened again, up to
+ * 2% of `n` (+3) times in all. Returns them (destroy each to end it).
  */
 async function openStreams(
   n: number,
@@ -244,43 +266,57 @@ async function openStreams(
   model: string,
   onData?: (stream: number, at: number) => void,
   batch = 250,
-): Promise<Array<ReturnType<typeof post>>> {
+): Promise<OpenStreams> {
   const requests: Array<ReturnType<typeof post>> = [];
-  for (let opened = 0; opened < n;) {
-    const size = Math.min(batch, n - opened);
-    let started = 0;
-    let failure: string | undefined;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`only ${opened + started}/${n} streams started (${failure ?? 'no error'})`)),
-        60_000,
-      );
-      const fail = (message: string) => {
-        failure ??= message;
-      };
-      for (let i = 0; i < size; i++) {
-        const id = opened + i;
-        const req = post(url, contestant, upstream, model, false, (res) => {
-          if (res.statusCode !== 200) fail(`HTTP ${res.statusCode}`);
-          res.once('data', () => {
-            if (++started === size) {
+  let retried = 0;
+  const retries = Math.floor(n / 50) + 3;
+  try {
+    for (let opened = 0; opened < n;) {
+      const size = Math.min(batch, n - opened);
+      let started = 0;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`only ${opened + started}/${n} streams started within 60 s`)),
+          60_000,
+        );
+        const give = (id: number): void => {
+          let first = true;
+          const failed = (message: string): void => {
+            if (!first) return;
+            first = false;
+            if (++retried > retries) {
               clearTimeout(timer);
-              resolve();
+              reject(new Error(`${retried} streams failed before their first byte (the last: ${message})`));
+            } else give(id);
+          };
+          const req = post(url, contestant, upstream, model, false, (res) => {
+            if (res.statusCode !== 200) {
+              clearTimeout(timer);
+              reject(new Error(`HTTP ${res.statusCode}`));
             }
+            res.once('data', () => {
+              if (!first) return;
+              first = false;
+              if (++started === size) {
+                clearTimeout(timer);
+                resolve();
+              }
+            });
+            res.on('data', () => onData?.(id, performance.now()));
+            res.on('error', (error) => failed(error.message));
           });
-          res.on('data', () => onData?.(id, performance.now()));
-          res.on('error', () => undefined);
-        });
-        req.on('error', (error) => fail(error.message));
-        requests.push(req);
-      }
-    }).catch((error: unknown) => {
-      for (const req of requests) req.destroy();
-      throw error;
-    });
-    opened += size;
+          req.on('error', (error) => failed(error.message));
+          requests.push(req);
+        };
+        for (let i = 0; i < size; i++) give(opened + i);
+      });
+      opened += size;
+    }
+  } catch (error) {
+    for (const req of requests) req.destroy();
+    throw error;
   }
-  return requests;
+  return { requests, retried };
 }
 
 async function closeStreams(requests: Array<{ destroy(): void }>, waitMs = 1000): Promise<void> {
@@ -288,11 +324,59 @@ async function closeStreams(requests: Array<{ destroy(): void }>, waitMs = 1000)
   await sleep(waitMs);
 }
 
-function load(url: string, contestant: PeerContestant, upstream: string, seconds: number, connections: number) {
-  const body = bodyOf(contestant, 'bench-2000');
-  const headers = headersOf(contestant, upstream, body);
-  delete headers['content-length'];
-  return autocannon({ url, method: 'POST', connections, duration: seconds, timeout: 20, headers, body });
+/**
+ * A closed-loop load: `connections` clients, each sending its next request as soon as its last answer ended, for
+ * `seconds`. Counts the body bytes received inside the window (answers still in flight when it closes count for their
+ * part: 32 answers at once through a gateway end together, so counting whole responses alone would move the figure by
+ * up to 32 answers a window), then lets the answers in flight end, uncounted (a gateway may go on with an answer whose
+ * client left, and would spend the next contestant's window on it).
+ */
+async function load(
+  url: string,
+  contestant: PeerContestant,
+  upstream: string,
+  seconds: number,
+  connections: number,
+  atEnd: () => Promise<void> = () => Promise.resolve(),
+): Promise<{ bytes: number; completed: number; errors: number; seconds: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  let measuring = true;
+  let bytes = 0;
+  let completed = 0;
+  let errors = 0;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const req = post(url, contestant, upstream, 'bench-2000', agent, (res) => {
+        if (res.statusCode !== 200) errors++;
+        res.on('data', (part: Buffer) => {
+          if (measuring) bytes += part.length;
+        });
+        res.on('end', () => {
+          if (measuring) completed++;
+          resolve();
+        });
+        res.on('error', () => {
+          errors++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
+    });
+  const start = performance.now();
+  const clients = Array.from({ length: connections }, async () => {
+    while (measuring) await one();
+  });
+  await sleep(seconds * 1000);
+  measuring = false;
+  const elapsed = (performance.now() - start) / 1000;
+  await atEnd();
+  await Promise.all(clients);
+  agent.destroy();
+  return { bytes, completed, errors, seconds: elapsed };
 }
 
 /** Time to the first body byte of one request on a keep-alive agent (the response is read to its end). */
@@ -318,11 +402,12 @@ async function heldStreams(
   contestant: PeerContestant,
   upstream: string,
   n: number,
+  settleMs: number,
 ): Promise<Pick<PeerRow, 'heldStreams' | 'rssPerStreamKb' | 'heapPerStreamKb'>> {
   const idle = await proc.stats(true);
-  const requests = await openStreams(n, url, contestant, upstream, 'bench-hold');
+  const { requests } = await openStreams(n, url, contestant, upstream, 'bench-hold');
   try {
-    await sleep(1500);
+    await sleep(settleMs);
     const loaded = await proc.stats(true);
     return {
       heldStreams: n,
@@ -330,7 +415,7 @@ async function heldStreams(
       heapPerStreamKb: ((loaded.heapMb - idle.heapMb) * 1024) / n,
     };
   } finally {
-    await closeStreams(requests);
+    await closeStreams(requests, settleMs);
   }
 }
 
@@ -340,12 +425,17 @@ const CHATFLUX_ENV = (connections: number): SpawnConfig['env'] => ({
 });
 
 /** The interleaved comparison: correctness, held streams, load rounds, TTFB probes. */
-async function compare(upstream: Proc, sizes: PeerSizes, log: (line: string) => void): Promise<PeerRow[]> {
+async function compare(
+  upstream: Proc,
+  sizes: PeerSizes,
+  log: (line: string) => void,
+  contestants: PeerContestant[],
+): Promise<PeerRow[]> {
   const expected = answer2000().text;
   const procs = new Map<Role | 'direct', Proc | string>([['direct', upstream]]);
   const rows: PeerRow[] = [];
   try {
-    for (const contestant of PEER_CONTESTANTS) {
+    for (const contestant of contestants) {
       if (procs.has(contestant.role)) continue;
       let proc: Proc | string;
       if (contestant.role === 'portkey') {
@@ -363,7 +453,7 @@ async function compare(upstream: Proc, sizes: PeerSizes, log: (line: string) => 
       procs.set(contestant.role, proc);
     }
     const live: Array<{ contestant: PeerContestant; proc: Proc; url: string; row: PeerRow }> = [];
-    for (const contestant of PEER_CONTESTANTS) {
+    for (const contestant of contestants) {
       const row: PeerRow = { key: contestant.key, name: contestant.name, status: 'ok', loads: [] };
       rows.push(row);
       const proc = procs.get(contestant.role)!;
@@ -379,6 +469,7 @@ async function compare(upstream: Proc, sizes: PeerSizes, log: (line: string) => 
         const got = status === 200 ? textOf(body, contestant.wire) : `HTTP ${status}: ${body.slice(0, 200)}`;
         if (got !== expected)
           throw new Error(`wrong answer (${got.length} chars, want ${expected.length}): ${got.slice(0, 120)}`);
+        row.bytesPerAnswer = Buffer.byteLength(body);
       } catch (error) {
         row.status = `does not stream the answer correctly: ${(error as Error).message}`;
         log(`  ${contestant.name}: SKIPPED — ${row.status}`);
@@ -391,7 +482,7 @@ async function compare(upstream: Proc, sizes: PeerSizes, log: (line: string) => 
     for (const { contestant, proc, url, row } of live) {
       if (contestant.key === 'direct') continue;
       try {
-        Object.assign(row, await heldStreams(proc, url, contestant, upstream.url, sizes.heldStreams));
+        Object.assign(row, await heldStreams(proc, url, contestant, upstream.url, sizes.heldStreams, sizes.settleMs));
         log(
           `  ${contestant.name}: ${sizes.heldStreams} held streams, ${row.rssPerStreamKb!.toFixed(1)} KB RSS, ${row.heapPerStreamKb!.toFixed(1)} KB heap + external each`,
         );
@@ -411,17 +502,18 @@ async function compare(upstream: Proc, sizes: PeerSizes, log: (line: string) => 
           sizes.connections,
         );
         const before = await proc.stats();
-        const upBefore = await upstream.stats();
-        const result = await load(url, contestant, upstream.url, sizes.loadSeconds, sizes.connections);
-        const after = await proc.stats();
-        const upAfter = await upstream.stats();
-        const answers = upAfter.completed - upBefore.completed;
+        let after = before;
+        const result = await load(url, contestant, upstream.url, sizes.loadSeconds, sizes.connections, async () => {
+          after = await proc.stats();
+        });
+        const answers = result.bytes / row.bytesPerAnswer!;
         const cpu = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
         const entry: PeerLoad = {
           round: round + 1,
-          answersPerSec: result['2xx'] / result.duration,
+          answersPerSec: answers / result.seconds,
+          completed: result.completed,
           ...(answers > 0 ? { cpuMsPerAnswer: cpu / answers } : {}),
-          errors: result.errors + result.timeouts + result.non2xx,
+          errors: result.errors,
         };
         row.loads.push(entry);
         log(
@@ -456,9 +548,9 @@ async function scale(upstream: Proc, sizes: PeerSizes, log: (line: string) => vo
     nofile: largest * 3 + 4096,
     env: CHATFLUX_ENV(largest + 512),
   });
-  if (typeof proc === 'string') return { status: `chatflux did not start: ${proc}`, steps: [] };
+  if (typeof proc === 'string') return { status: `chatflux did not start: ${proc}`, retried: 0, steps: [] };
   const requests: Array<{ destroy(): void }> = [];
-  const result: ScaleResult = { status: 'ok', steps: [] };
+  const result: ScaleResult = { status: 'ok', retried: 0, steps: [] };
   try {
     const idle = await proc.stats(true);
     result.idleRssMb = idle.rssMb;
@@ -466,9 +558,11 @@ async function scale(upstream: Proc, sizes: PeerSizes, log: (line: string) => vo
     const url = `${proc.url}${SSE.path}`;
     for (const streams of sizes.scaleSteps) {
       const start = performance.now();
-      requests.push(...(await openStreams(streams - requests.length, url, SSE, upstream.url, 'bench-hold')));
+      const opened = await openStreams(streams - requests.length, url, SSE, upstream.url, 'bench-hold');
+      requests.push(...opened.requests);
+      result.retried += opened.retried;
       const secondsToOpen = (performance.now() - start) / 1000;
-      await sleep(1500);
+      await sleep(sizes.settleMs);
       const s = await proc.stats(true);
       const step: ScaleStep = {
         streams,
@@ -494,12 +588,57 @@ async function scale(upstream: Proc, sizes: PeerSizes, log: (line: string) => vo
 }
 
 /**
- * Head-of-line blocking: small `bench-tick` streams (a delta every 10 ms) through one chatflux process; the largest
- * gap between two reads of any of them, first alone (the baseline), then while one huge answer (a 1 MB tool call; a
+ * Reads a whole answer without keeping it (counts its bytes, keeps its last 4 KB): the bench's own process must not
+ * stall the small streams it times by joining and scanning tens of MB.
+ */
+function drain(
+  url: string,
+  contestant: PeerContestant,
+  upstream: string,
+  model: string,
+): Promise<{ status: number; bytes: number; tail: string; errorFrame: boolean; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const req = post(url, contestant, upstream, model, false, (res) => {
+      let bytes = 0;
+      let tail = '';
+      let errorFrame = false;
+      res.setEncoding('utf8');
+      res.on('data', (part: string) => {
+        bytes += Buffer.byteLength(part);
+        tail = (tail + part).slice(-4096);
+        errorFrame ||= tail.includes('event: error');
+      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, bytes, tail, errorFrame, ms: performance.now() - start }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(120_000, () => req.destroy(new Error('timeout')));
+  });
+}
+
+/**
+ * Head-of-line blocking: small `bench-tick` streams (a delta every 10 ms) through one fresh process of `contestant`
+ * (chatflux, judged; the raw pipe, for reference: what the machine and the bench's own process add); the largest gap
+ * between two reads of any of them, first alone (the baseline), then while one huge answer (a 1 MB tool call; a
  * 100,000-delta text) goes through the same process.
  */
-async function headOfLine(upstream: Proc, sizes: PeerSizes, log: (line: string) => void): Promise<HolResult> {
-  const result: HolResult = { status: 'ok', smallStreams: sizes.holSmallStreams, tickMs: 10, windows: [] };
+async function headOfLine(
+  upstream: Proc,
+  sizes: PeerSizes,
+  log: (line: string) => void,
+  contestant: PeerContestant,
+): Promise<HolResult> {
+  const result: HolResult = {
+    key: contestant.key,
+    name: contestant.name,
+    status: 'ok',
+    smallStreams: sizes.holSmallStreams,
+    tickMs: 10,
+    windows: [],
+  };
   const bigs = [
     {
       label: `one tool call of ${(sizes.holToolBytes / 1048576).toFixed(sizes.holToolBytes < 1048576 ? 2 : 0)} MB arguments`,
@@ -513,13 +652,14 @@ async function headOfLine(upstream: Proc, sizes: PeerSizes, log: (line: string) 
   const direct = PEER_CONTESTANTS.find((c) => c.key === 'direct')!;
   // Built by the upstream on first request: built now, so that building them does not stall the small streams.
   const bigBytes = new Map<string, number>();
-  for (const big of bigs) {
-    const { body } = await fetchAll(`${upstream.url}${direct.path}`, direct, upstream.url, big.model);
-    bigBytes.set(big.model, Buffer.byteLength(body));
-  }
-  const proc = await spawn('chatflux', upstream.url, [], { nofile: 65536, env: CHATFLUX_ENV(1024) });
-  if (typeof proc === 'string') return { ...result, status: `chatflux did not start: ${proc}` };
-  const url = `${proc.url}${SSE.path}`;
+  for (const big of bigs)
+    bigBytes.set(big.model, (await drain(`${upstream.url}${direct.path}`, direct, upstream.url, big.model)).bytes);
+  const proc = await spawn(contestant.role as Role, upstream.url, [], {
+    nofile: 65536,
+    ...(contestant.role === 'chatflux' ? { env: CHATFLUX_ENV(1024) } : {}),
+  });
+  if (typeof proc === 'string') return { ...result, status: `${contestant.name} did not start: ${proc}` };
+  const url = `${proc.url}${contestant.path}`;
   const last = new Float64Array(sizes.holSmallStreams);
   let gaps: number[] | undefined;
   let requests: Array<{ destroy(): void }> = [];
@@ -533,32 +673,34 @@ async function headOfLine(upstream: Proc, sizes: PeerSizes, log: (line: string) 
   };
   try {
     // Warm the process up with the huge answers once (JIT), not measured.
-    for (const big of bigs) await fetchAll(url, SSE, upstream.url, big.model);
-    requests = await openStreams(sizes.holSmallStreams, url, SSE, upstream.url, 'bench-tick', (id, at) => {
+    for (const big of bigs) await drain(url, contestant, upstream.url, big.model);
+    ({ requests } = await openStreams(sizes.holSmallStreams, url, contestant, upstream.url, 'bench-tick', (id, at) => {
       if (gaps !== undefined) gaps.push(at - last[id]!);
       last[id] = at;
-    });
+    }));
     await sleep(500);
     gaps = [];
     await sleep(sizes.holBaselineMs);
     result.windows.push({ label: 'none (baseline: the small streams alone)', bytes: 0, ...window() });
     for (const big of bigs) {
       gaps = [];
-      const { status, body, ms } = await fetchAll(url, SSE, upstream.url, big.model);
-      if (status !== 200 || body.includes('event: error'))
-        throw new Error(`${big.label}: HTTP ${status} ${body.slice(0, 200)}`);
+      const { status, bytes, tail, errorFrame, ms } = await drain(url, contestant, upstream.url, big.model);
       await sleep(50);
       const w: HolWindow = { label: big.label, bytes: bigBytes.get(big.model)!, durationMs: ms, ...window() };
+      if (status !== 200 || errorFrame || !tail.endsWith('data: [DONE]\n\n'))
+        throw new Error(`${big.label}: HTTP ${status}, ${bytes} bytes, ending ${JSON.stringify(tail.slice(-200))}`);
       result.windows.push(w);
       log(
-        `  head-of-line, ${big.label} (${(w.bytes / 1048576).toFixed(1)} MB, ${ms.toFixed(0)} ms through the gateway): largest gap of ${sizes.holSmallStreams} small streams ${w.largestGapMs.toFixed(1)} ms (p99 ${w.p99GapMs.toFixed(1)} ms)`,
+        `  head-of-line through ${contestant.name}, ${big.label} (${(w.bytes / 1048576).toFixed(1)} MB, ${ms.toFixed(0)} ms): largest gap of ${sizes.holSmallStreams} small streams ${w.largestGapMs.toFixed(1)} ms (p99 ${w.p99GapMs.toFixed(1)} ms)`,
       );
       await sleep(500);
     }
-    log(`  head-of-line baseline: largest gap ${result.windows[0]!.largestGapMs.toFixed(1)} ms`);
+    log(
+      `  head-of-line through ${contestant.name}, baseline: largest gap ${result.windows[0]!.largestGapMs.toFixed(1)} ms`,
+    );
   } catch (error) {
     result.status = (error as Error).message;
-    log(`  head-of-line: FAILED — ${result.status}`);
+    log(`  head-of-line through ${contestant.name}: FAILED — ${result.status}`);
   } finally {
     gaps = undefined;
     await closeStreams(requests, 500);
@@ -567,21 +709,52 @@ async function headOfLine(upstream: Proc, sizes: PeerSizes, log: (line: string) 
   return result;
 }
 
+/** What {@link runPeerBench} measures. */
+export interface PeerBenchConfig {
+  quick: boolean;
+  log: (line: string) => void;
+  /** Default: {@link peerSizes}(quick). No scale steps: no scale phase; no small streams: no head-of-line phase. */
+  sizes?: PeerSizes;
+  /** The contestants of the comparison (default all; `direct` is always one). */
+  contestants?: Array<PeerContestant['key']>;
+}
+
 /** Runs the whole Performance III section once. */
-export async function runPeerBench({ quick, log }: { quick: boolean; log: (line: string) => void }): Promise<PeerRun> {
+export async function runPeerBench({
+  quick,
+  log,
+  sizes = peerSizes(quick),
+  contestants,
+}: PeerBenchConfig): Promise<PeerRun> {
   const { loadavg } = await import('node:os');
   const started = Date.now();
   const loadBefore = loadavg();
-  const sizes = peerSizes(quick);
-  const upstream = await spawn('upstream', '', [], { nofile: sizes.scaleSteps.at(-1)! * 2 + 4096 });
+  const upstream = await spawn('upstream', '', [], { nofile: (sizes.scaleSteps.at(-1) ?? 0) * 2 + 4096 });
   if (typeof upstream === 'string') throw new Error(`upstream did not start: ${upstream}`);
+  const chosen = PEER_CONTESTANTS.filter(
+    (c) => c.key === 'direct' || contestants === undefined || contestants.includes(c.key),
+  );
   try {
     log('performance III: contestants interleaved');
-    const rows = await compare(upstream, sizes, log);
-    log(`performance III: ${sizes.scaleSteps.join(' / ')} open streams in one chatflux process`);
-    const scaled = await scale(upstream, sizes, log);
-    log('performance III: head-of-line');
-    const hol = await headOfLine(upstream, sizes, log);
+    const rows = await compare(upstream, sizes, log, chosen);
+    let scaled: ScaleResult = { status: 'not run', retried: 0, steps: [] };
+    if (sizes.scaleSteps.length > 0) {
+      log(`performance III: ${sizes.scaleSteps.join(' / ')} open streams in one chatflux process`);
+      scaled = await scale(upstream, sizes, log);
+    }
+    const hol: HolResult[] = [];
+    if (sizes.holSmallStreams > 0) {
+      log('performance III: head-of-line');
+      for (const key of ['raw', 'sse'] as const)
+        hol.push(
+          await headOfLine(
+            upstream,
+            sizes,
+            log,
+            PEER_CONTESTANTS.find((c) => c.key === key)!,
+          ),
+        );
+    }
     return {
       quick,
       sizes,

@@ -14,6 +14,8 @@ export const PERF3_END = '<!-- /performance-iii -->';
 const f = (n: number | undefined, digits = 1): string =>
   n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits);
 const row = (cells: Array<string | number>): string => `| ${cells.join(' | ')} |`;
+const outcome = (status: string): string =>
+  status === 'ok' ? '' : status === 'not run' ? ' Not run this time.' : ` **Failed: ${status}**`;
 const verdict = (t: Target): string => (t.met === undefined ? 'not measured' : t.met ? 'met' : '**missed**');
 
 /** The figures of one contestant in one run, as the issue's table states them. */
@@ -88,7 +90,7 @@ export function peerTargets(run: PeerRun): Target[] {
   const steps = run.scale.status === 'ok' ? run.scale.steps : [];
   const first = steps[0];
   const last = steps.at(-1);
-  const n = run.sizes.scaleSteps.at(-1)!.toLocaleString('en');
+  const n = (run.sizes.scaleSteps.at(-1) ?? 0).toLocaleString('en');
   targets.push(
     judge(
       `${n} concurrent open streams in one process at ≤ 30 KB RSS each`,
@@ -98,15 +100,16 @@ export function peerTargets(run: PeerRun): Target[] {
       1,
     ),
     {
-      text: `per-stream heap + external flat as streams grow (at ${n} ≤ 1.15× at ${run.sizes.scaleSteps[0]!.toLocaleString('en')})`,
+      text: `per-stream heap + external flat as streams grow (at ${n} ≤ 1.15× at ${(run.sizes.scaleSteps[0] ?? 0).toLocaleString('en')})`,
       met: first && last ? last.heapPerStreamKb <= first.heapPerStreamKb * 1.15 : undefined,
       value: first && last ? `${f(last.heapPerStreamKb)} KB vs ${f(first.heapPerStreamKb)} KB` : '—',
     },
   );
-  for (const w of run.hol.status === 'ok' ? run.hol.windows.slice(1) : []) {
+  const hol = run.hol.find((h) => h.key === 'sse');
+  for (const w of hol?.status === 'ok' ? hol.windows.slice(1) : []) {
     targets.push(
       judge(
-        `head-of-line: ${w.label} beside ${run.hol.smallStreams} small streams, largest gap ≤ 50 ms`,
+        `head-of-line: ${w.label} beside ${hol!.smallStreams} small streams, largest gap ≤ 50 ms`,
         w.largestGapMs,
         (v) => v <= 50,
         ' ms',
@@ -114,8 +117,8 @@ export function peerTargets(run: PeerRun): Target[] {
       ),
     );
   }
-  if (run.hol.status !== 'ok')
-    targets.push({ text: 'head-of-line: largest gap ≤ 50 ms', met: undefined, value: run.hol.status });
+  if (hol?.status !== 'ok')
+    targets.push({ text: 'head-of-line: largest gap ≤ 50 ms', met: undefined, value: hol?.status ?? 'not run' });
   return targets;
 }
 
@@ -158,9 +161,12 @@ export function renderPeerSection(runs: PeerRun[]): string {
       `(\`ulimit -n\` raised); load generator and probes in the bench's process; all on the same ${cpu.length} cores. ` +
       `Every contestant's answer is checked equal to the upstream's text first (a contestant that fails is skipped, and said so here). ` +
       `Then ${s.heldStreams} held streams per contestant (RSS and heap + external after a GC, before and while they are open, ÷ ${s.heldStreams}); ` +
-      `then ${s.rounds} round(s) of load, each running every contestant once (${s.warmupSeconds} s warm-up, then ${s.loadSeconds} s at ` +
-      `${s.connections} connections, autocannon), the order rotated round by round; CPU per answer = the process's \`cpuUsage\` over the ` +
-      `measured load ÷ answers the upstream completed; "× raw pipe" and "× direct" are each round's ratio, the median over the rounds. ` +
+      `then ${s.rounds} round(s) of load, each running every contestant once (${s.warmupSeconds} s warm-up, then ${s.loadSeconds} s of ` +
+      `${s.connections} clients in a closed loop on keep-alive connections, each sending its next request when its last answer ended), the ` +
+      `order rotated round by round; answers = body bytes received in the window ÷ the bytes of one answer's body (the answers in flight ` +
+      `when the window closes count for their part; they are then read to their end, uncounted, before the next contestant); CPU per ` +
+      `answer = the process's \`cpuUsage\` over the window ÷ those answers (direct: the upstream's own); "× raw pipe" and "× direct" are each ` +
+      `round's ratio, the median over the rounds. ` +
       `Time to first byte: ${s.ttfbProbes} probes (after ${s.ttfbWarmup} unmeasured) on a keep-alive connection, probe i sent to every ` +
       `contestant in turn; the median, minus direct's.`,
     '',
@@ -223,23 +229,27 @@ export function renderPeerSection(runs: PeerRun[]): string {
     row([
       'contestant',
       'answers/s per round',
+      'whole responses per round',
+      'KB per answer',
       'CPU ms per answer per round',
       'errors',
       'TTFB median ms',
       'RSS KB per held stream',
       'heap + external KB per held stream',
     ]),
-    row(['---', '---', '---', '---:', '---:', '---:', '---:']),
+    row(['---', '---', '---', '---:', '---', '---:', '---:', '---:', '---:']),
   );
   for (const r of last.rows) {
     if (r.status !== 'ok') {
-      out.push(row([r.name, `skipped: ${r.status}`, '', '', '', '', '']));
+      out.push(row([r.name, `skipped: ${r.status}`, '', '', '', '', '', '', '']));
       continue;
     }
     out.push(
       row([
         r.name,
         r.loads.map((l) => l.answersPerSec.toFixed(0)).join(', '),
+        r.loads.map((l) => l.completed).join(', '),
+        f((r.bytesPerAnswer ?? NaN) / 1024, 0),
         r.loads.map((l) => f(l.cpuMsPerAnswer, 2)).join(', ') + (r.key === 'direct' ? ' (the upstream itself)' : ''),
         r.loads.reduce((sum, l) => sum + l.errors, 0),
         f(r.ttfbMs, 2),
@@ -254,8 +264,9 @@ export function renderPeerSection(runs: PeerRun[]): string {
     '',
     `One fresh chatflux process (upstream pool sized for every stream, \`ulimit -n\` raised), streams opened in batches of 250 up to each ` +
       `step and held (the upstream sends a delta now, then one every 5 s); RSS and heap + external after a GC, minus the idle process's ` +
-      `(${f(last.scale.idleRssMb)} MB RSS, ${f(last.scale.idleHeapMb)} MB heap + external), ÷ streams.` +
-      (last.scale.status === 'ok' ? '' : ` **Failed: ${last.scale.status}**`),
+      `(${f(last.scale.idleRssMb)} MB RSS, ${f(last.scale.idleHeapMb)} MB heap + external), ÷ streams. ` +
+      `Streams reset before their first byte and opened again: ${runs.map((r) => r.scale.retried).join(', ')} (by run).` +
+      outcome(last.scale.status),
     '',
     row([
       'open streams',
@@ -276,32 +287,45 @@ export function renderPeerSection(runs: PeerRun[]): string {
       ]),
     );
   }
+  const hols = last.hol;
+  const small = hols[0]?.smallStreams ?? 0;
+  const tick = hols[0]?.tickMs ?? 10;
   out.push(
     '',
-    `### Head-of-line: one huge answer beside ${last.hol.smallStreams} small streams (one chatflux process, \`/chat/sse\`)`,
+    `### Head-of-line: one huge answer beside ${small} small streams in one process`,
     '',
-    `${last.hol.smallStreams} small streams receive a delta every ${last.hol.tickMs} ms; the largest gap between two reads of any of them ` +
-      `(the client's reads, so the gap includes the ${last.hol.tickMs} ms between deltas and any stall of the bench's own process), first ` +
-      `with nothing else (the baseline), then while one huge answer, written back to back by the upstream, goes through the same ` +
-      `process (after one unmeasured pass of each huge answer).` +
-      (last.hol.status === 'ok' ? '' : ` **Failed: ${last.hol.status}**`),
+    `${small} small streams receive a delta every ${tick} ms through one fresh process; the largest gap between two reads of any of ` +
+      `them (the client's reads: the gap includes the ${tick} ms between deltas and any stall of the bench's own process or of the ` +
+      `shared machine), first with nothing else (the baseline), then while one huge answer, written back to back by the upstream, ` +
+      `goes through the same process (after one unmeasured pass of each huge answer). Through chatflux \`/chat/sse\` (judged), and ` +
+      `through the raw pipe proxy for reference (what the machine and the bench add). Cells: largest gap ms (p99 of all gaps), ` +
+      `one per run.` +
+      (hols.length === 0 ? ' Not run this time.' : ''),
     '',
+  );
+  for (const h of hols.filter((x) => x.status !== 'ok'))
+    out.push(`> **${h.name}: head-of-line failed** — ${h.status}`, '');
+  out.push(
     row([
       'beside the small streams',
       'upstream MB',
-      ...runs.map((_, i) => `run ${i + 1}: answer ms`),
-      ...runs.map((_, i) => `run ${i + 1}: largest gap ms (p99)`),
+      ...hols.flatMap((h) => [`${h.name}: answer ms`, `${h.name}: largest gap ms (p99)`]),
     ]),
-    row(['---', '---:', ...runs.flatMap(() => ['---:', '---:'])]),
+    row(['---', '---:', ...hols.flatMap(() => ['---:', '---'])]),
   );
-  for (const [k, w] of last.hol.windows.entries()) {
-    const ws = runs.map((run) => run.hol.windows[k]);
+  const windows = hols.find((h) => h.windows.length > 0)?.windows ?? [];
+  for (const [k, w] of windows.entries()) {
     out.push(
       row([
         w.label,
         f(w.bytes / 1048576),
-        ...ws.map((x) => (x?.durationMs === undefined ? '' : f(x.durationMs, 0))),
-        ...ws.map((x) => (x === undefined ? '—' : `${f(x.largestGapMs)} (${f(x.p99GapMs)})`)),
+        ...hols.flatMap((h) => {
+          const ws = runs.map((run) => run.hol.find((x) => x.key === h.key)?.windows[k]);
+          return [
+            ws.map((x) => (x?.durationMs === undefined ? '' : f(x.durationMs, 0))).join(' / '),
+            ws.map((x) => (x === undefined ? '—' : `${f(x.largestGapMs)} (${f(x.p99GapMs)})`)).join(' / '),
+          ];
+        }),
       ]),
     );
   }
