@@ -2,7 +2,7 @@
  * Gateway load: the upstream and each proxy in their own process; autocannon, the probes and the slow clients run in
  * this (parent) process. Every phase is bounded in time and requests and stops by itself.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -89,6 +89,16 @@ export interface SpawnConfig {
   quiet?: boolean;
 }
 
+const RAISE_NOFILE = (n: number): string => `ulimit -n ${n} 2>/dev/null || ulimit -n "$(ulimit -Hn)"`;
+
+/**
+ * The open-file limit a process started with `nofile: wanted` gets: `wanted`, or the hard limit when raising it is not
+ * permitted (raising the hard limit needs CAP_SYS_RESOURCE, which a container seldom grants).
+ */
+export function effectiveNofile(wanted: number): number {
+  return Number(execFileSync('/bin/sh', ['-c', `${RAISE_NOFILE(wanted)}; ulimit -n`], { encoding: 'utf8' }).trim());
+}
+
 /** Starts one server role in its own process (`execArgv`: extra Node flags, e.g. `--cpu-prof`). */
 export async function spawn(
   role: Role,
@@ -103,12 +113,7 @@ export async function spawn(
       : {
           // fork runs `execPath ...execArgv SERVERS ...args`: here `/bin/sh -c SCRIPT node …` ($0 = node).
           execPath: '/bin/sh',
-          execArgv: [
-            '-c',
-            `ulimit -n ${config.nofile} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`,
-            process.execPath,
-            ...node,
-          ],
+          execArgv: ['-c', `${RAISE_NOFILE(config.nofile)}; exec "$0" "$@"`, process.execPath, ...node],
         }),
     env: { ...process.env, ...config.env },
     stdio: ['ignore', 'ignore', config.quiet === true ? 'ignore' : 'inherit', 'ipc'],

@@ -7,7 +7,7 @@
 import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
 import { answer2000, type Role } from './gateway/servers.js';
 import { installPortkey, PORTKEY } from './gateway/portkey.js';
-import { spawn, textOf, type Proc, type SpawnConfig, type Target } from './gatewayLoad.js';
+import { effectiveNofile, spawn, textOf, type Proc, type SpawnConfig, type Target } from './gatewayLoad.js';
 import { median } from './lib/median.js';
 
 /** One contestant: a server process role, the path it answers on, and how a client asks it. */
@@ -155,6 +155,13 @@ export interface ScaleResult {
   idleHeapMb?: number;
   /** Streams that failed before their first byte (a reset connection) and were opened again. */
   retried: number;
+  /** The gateway process's open-file limit. */
+  fdLimit?: number;
+  /**
+   * The most streams that limit allows (two sockets each, client and upstream, and 512 files to spare), when it is
+   * below the largest step: the last step is then this many.
+   */
+  cappedAt?: number;
   steps: ScaleStep[];
 }
 
@@ -292,7 +299,13 @@ async function openStreams(
           const req = post(url, contestant, upstream, model, false, (res) => {
             if (res.statusCode !== 200) {
               clearTimeout(timer);
-              reject(new Error(`HTTP ${res.statusCode}`));
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (part: string) => (text += part));
+              res.on('end', () =>
+                reject(new Error(`HTTP ${res.statusCode} after ${opened + started} streams: ${text.slice(0, 300)}`)),
+              );
+              return;
             }
             res.once('data', () => {
               if (!first) return;
@@ -395,6 +408,16 @@ function probe(url: string, contestant: PeerContestant, upstream: string, agent:
   });
 }
 
+/**
+ * The process's memory at rest: after a GC, 300 ms, and another GC (right after an answer, one GC leaves pages V8
+ * returns to the system only later, and the figure with streams open came out below it).
+ */
+async function settledStats(proc: Proc) {
+  await proc.stats(true);
+  await sleep(300);
+  return proc.stats(true);
+}
+
 /** RSS and heap + external per open stream, `n` `bench-hold` streams held at once (after a GC, before and during). */
 async function heldStreams(
   proc: Proc,
@@ -404,7 +427,7 @@ async function heldStreams(
   n: number,
   settleMs: number,
 ): Promise<Pick<PeerRow, 'heldStreams' | 'rssPerStreamKb' | 'heapPerStreamKb'>> {
-  const idle = await proc.stats(true);
+  const idle = await settledStats(proc);
   const { requests } = await openStreams(n, url, contestant, upstream, 'bench-hold');
   try {
     await sleep(settleMs);
@@ -543,20 +566,32 @@ const SSE = PEER_CONTESTANTS.find((c) => c.key === 'sse')!;
 
 /** Opens streams up to each step in one fresh chatflux process; RSS and heap + external per stream at each. */
 async function scale(upstream: Proc, sizes: PeerSizes, log: (line: string) => void): Promise<ScaleResult> {
-  const largest = sizes.scaleSteps.at(-1)!;
-  const proc = await spawn('chatflux', upstream.url, [], {
-    nofile: largest * 3 + 4096,
-    env: CHATFLUX_ENV(largest + 512),
-  });
+  const nofile = sizes.scaleSteps.at(-1)! * 2 + 4096;
+  const fdLimit = effectiveNofile(nofile);
+  const most = Math.floor((fdLimit - 512) / 2);
+  const steps = sizes.scaleSteps.filter((n) => n < most);
+  if (steps.length < sizes.scaleSteps.length) {
+    steps.push(most);
+    log(
+      `  SCALE CAPPED: ${sizes.scaleSteps.at(-1)!.toLocaleString('en')} streams need ${(sizes.scaleSteps.at(-1)! * 2).toLocaleString('en')}+ open files in the gateway (a client and an upstream socket each); this machine allows ${fdLimit.toLocaleString('en')} (the hard limit, which only CAP_SYS_RESOURCE can raise): measuring up to ${most.toLocaleString('en')}`,
+    );
+  }
+  const proc = await spawn('chatflux', upstream.url, [], { nofile, env: CHATFLUX_ENV(steps.at(-1)! + 512) });
   if (typeof proc === 'string') return { status: `chatflux did not start: ${proc}`, retried: 0, steps: [] };
   const requests: Array<{ destroy(): void }> = [];
-  const result: ScaleResult = { status: 'ok', retried: 0, steps: [] };
+  const result: ScaleResult = {
+    status: 'ok',
+    retried: 0,
+    fdLimit,
+    ...(steps.at(-1) === sizes.scaleSteps.at(-1) ? {} : { cappedAt: most }),
+    steps: [],
+  };
   try {
-    const idle = await proc.stats(true);
+    const idle = await settledStats(proc);
     result.idleRssMb = idle.rssMb;
     result.idleHeapMb = idle.heapMb;
     const url = `${proc.url}${SSE.path}`;
-    for (const streams of sizes.scaleSteps) {
+    for (const streams of steps) {
       const start = performance.now();
       const opened = await openStreams(streams - requests.length, url, SSE, upstream.url, 'bench-hold');
       requests.push(...opened.requests);

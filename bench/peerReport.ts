@@ -92,17 +92,27 @@ export function peerTargets(run: PeerRun): Target[] {
   const last = steps.at(-1);
   const n = (run.sizes.scaleSteps.at(-1) ?? 0).toLocaleString('en');
   targets.push(
-    judge(
-      `${n} concurrent open streams in one process at ≤ 30 KB RSS each`,
-      last?.rssPerStreamKb,
-      (v) => v <= 30,
-      ' KB',
-      1,
-    ),
+    {
+      ...judge(
+        `${n} concurrent open streams in one process at ≤ 30 KB RSS each`,
+        last?.rssPerStreamKb,
+        (v) => v <= 30,
+        ' KB',
+        1,
+      ),
+      ...(run.scale.cappedAt === undefined || last === undefined
+        ? {}
+        : {
+            context: `at ${last.streams.toLocaleString('en')} streams: capped by the open-file limit (${run.scale.fdLimit})`,
+          }),
+    },
     {
       text: `per-stream heap + external flat as streams grow (at ${n} ≤ 1.15× at ${(run.sizes.scaleSteps[0] ?? 0).toLocaleString('en')})`,
       met: first && last ? last.heapPerStreamKb <= first.heapPerStreamKb * 1.15 : undefined,
       value: first && last ? `${f(last.heapPerStreamKb)} KB vs ${f(first.heapPerStreamKb)} KB` : '—',
+      ...(run.scale.cappedAt === undefined || last === undefined
+        ? {}
+        : { context: `(at ${last.streams.toLocaleString('en')}: capped by the open-file limit)` }),
     },
   );
   const hol = run.hol.find((h) => h.key === 'sse');
@@ -216,7 +226,9 @@ export function renderPeerSection(runs: PeerRun[]): string {
     out.push(
       row([
         t.text,
-        ...cells.map((c) => (c === undefined ? '—' : `${c.value} (${verdict(c)})`)),
+        ...cells.map((c) =>
+          c === undefined ? '—' : `${c.value}${c.context === undefined ? '' : ` ${c.context}`} (${verdict(c)})`,
+        ),
         cells.every((c) => c?.met === true) ? 'yes' : '**no**',
       ]),
     );
@@ -268,24 +280,46 @@ export function renderPeerSection(runs: PeerRun[]): string {
       `Streams reset before their first byte and opened again: ${runs.map((r) => r.scale.retried).join(', ')} (by run).` +
       outcome(last.scale.status),
     '',
+    ...(last.scale.cappedAt === undefined
+      ? []
+      : [
+          `> **Capped at ${last.scale.cappedAt.toLocaleString('en')} streams**: ${s.scaleSteps.at(-1)!.toLocaleString('en')} streams need ` +
+            `${(s.scaleSteps.at(-1)! * 2).toLocaleString('en')}+ open files in the gateway process (a client and an upstream socket each); ` +
+            `this machine's hard limit is ${last.scale.fdLimit!.toLocaleString('en')}, which only CAP_SYS_RESOURCE can raise (run the bench ` +
+            `where \`ulimit -Hn\` is higher to measure the full count).`,
+          '',
+        ]),
     row([
       'open streams',
-      ...runs.map((_, i) => `run ${i + 1}: RSS MB`),
-      ...runs.map((_, i) => `run ${i + 1}: KB RSS / stream`),
-      ...runs.map((_, i) => `run ${i + 1}: KB heap + external / stream`),
+      'run',
+      'RSS MB',
+      'KB RSS / stream',
+      'KB heap + external / stream',
+      'KB RSS / stream added since the step before',
+      'KB heap + external / stream added',
+      'seconds to open',
     ]),
-    row(['---:', ...runs.flatMap(() => ['---:', '---:', '---:'])]),
+    row(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   );
-  for (const [k, streams] of s.scaleSteps.entries()) {
-    const steps = runs.map((run) => run.scale.steps[k]);
-    out.push(
-      row([
-        streams.toLocaleString('en'),
-        ...steps.map((x) => f(x?.rssMb, 0)),
-        ...steps.map((x) => f(x?.rssPerStreamKb)),
-        ...steps.map((x) => f(x?.heapPerStreamKb)),
-      ]),
-    );
+  for (const k of s.scaleSteps.keys()) {
+    for (const [i, run] of runs.entries()) {
+      const step = run.scale.steps[k];
+      const streams = step?.streams ?? s.scaleSteps[k]!;
+      const before = k > 0 ? run.scale.steps[k - 1] : undefined;
+      const added = step && before ? step.streams - before.streams : undefined;
+      out.push(
+        row([
+          streams.toLocaleString('en'),
+          i + 1,
+          f(step?.rssMb, 0),
+          f(step?.rssPerStreamKb),
+          f(step?.heapPerStreamKb),
+          step && before && added ? f(((step.rssMb - before.rssMb) * 1024) / added) : '',
+          step && before && added ? f(((step.heapMb - before.heapMb) * 1024) / added) : '',
+          f(step?.secondsToOpen, 0),
+        ]),
+      );
+    }
   }
   const hols = last.hol;
   const small = hols[0]?.smallStreams ?? 0;
