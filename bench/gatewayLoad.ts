@@ -2,7 +2,7 @@
  * Gateway load: the upstream and each proxy in their own process; autocannon, the probes and the slow clients run in
  * this (parent) process. Every phase is bounded in time and requests and stops by itself.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -74,11 +74,49 @@ export interface Proc {
   close(): Promise<void>;
 }
 
+/** How {@link spawn} starts a server process, beyond its role. */
+export interface SpawnConfig {
+  /** More arguments after the role and the upstream URL (the `portkey` role: its server script). */
+  args?: string[];
+  /** More environment variables. */
+  env?: Record<string, string>;
+  /**
+   * The open-file limit (`ulimit -n`) to raise the process to: started through `/bin/sh -c 'ulimit -n N; exec node …'`
+   * (raising the hard limit needs root; else it is raised to the hard limit).
+   */
+  nofile?: number;
+  /** Drop the process's stderr (Portkey logs every client that disconnects mid-answer there, as a load run's end does). */
+  quiet?: boolean;
+}
+
+const RAISE_NOFILE = (n: number): string => `ulimit -n ${n} 2>/dev/null || ulimit -n "$(ulimit -Hn)"`;
+
+/**
+ * The open-file limit a process started with `nofile: wanted` gets: `wanted`, or the hard limit when raising it is not
+ * permitted (raising the hard limit needs CAP_SYS_RESOURCE, which a container seldom grants).
+ */
+export function effectiveNofile(wanted: number): number {
+  return Number(execFileSync('/bin/sh', ['-c', `${RAISE_NOFILE(wanted)}; ulimit -n`], { encoding: 'utf8' }).trim());
+}
+
 /** Starts one server role in its own process (`execArgv`: extra Node flags, e.g. `--cpu-prof`). */
-export async function spawn(role: Role, upstream = '', execArgv: string[] = []): Promise<Proc | string> {
-  const child = fork(SERVERS, [role, upstream], {
-    execArgv: ['--import', 'tsx', '--expose-gc', ...execArgv],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+export async function spawn(
+  role: Role,
+  upstream = '',
+  execArgv: string[] = [],
+  config: SpawnConfig = {},
+): Promise<Proc | string> {
+  const node = ['--import', 'tsx', '--expose-gc', ...execArgv];
+  const child = fork(SERVERS, [role, upstream, ...(config.args ?? [])], {
+    ...(config.nofile === undefined
+      ? { execArgv: node }
+      : {
+          // fork runs `execPath ...execArgv SERVERS ...args`: here `/bin/sh -c SCRIPT node …` ($0 = node).
+          execPath: '/bin/sh',
+          execArgv: ['-c', `${RAISE_NOFILE(config.nofile)}; exec "$0" "$@"`, process.execPath, ...node],
+        }),
+    env: { ...process.env, ...config.env },
+    stdio: ['ignore', 'ignore', config.quiet === true ? 'ignore' : 'inherit', 'ipc'],
   });
   const first = await new Promise<{ type: string; url?: string; message?: string }>((resolve) => {
     child.once('message', resolve);
@@ -120,9 +158,12 @@ export function textOf(body: string, wire: Target['wire']): string {
     return text;
   }
   for (const frame of body.split('\n\n')) {
-    if (frame.startsWith('event: error')) throw new Error(`error frame: ${frame}`);
-    if (!frame.startsWith('data: ') || frame === 'data: [DONE]') continue;
-    const value = JSON.parse(frame.slice(6)) as {
+    // A frame's `id:` line (resumable answers) and `event:` line come before its `data:` line.
+    const lines = frame.split('\n');
+    if (lines.includes('event: error')) throw new Error(`error frame: ${frame}`);
+    const data = lines.find((line) => line.startsWith('data: '));
+    if (data === undefined || data === 'data: [DONE]') continue;
+    const value = JSON.parse(data.slice(6)) as {
       message?: { content?: string };
       choices?: Array<{ delta?: { content?: string | null } }>;
     };
@@ -184,7 +225,6 @@ async function timeToFirstByte(url: string, n: number, warmup: number): Promise<
   agent.destroy();
   return median(times.slice(warmup));
 }
-
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

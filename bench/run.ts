@@ -1,22 +1,29 @@
 /**
  * `npm run bench` — chatflux against the floor and its peers, on the same bytes, then the gateway under load.
  * Writes bench/RESULTS.md. `--quick`: everything at small sizes (a CI smoke test, under a minute).
- * `--only=parse` / `--only=gateway`: one section. `--runs=N`: N full runs back to back; RESULTS.md (rewritten after each)
- * shows the last run's tables and every run's targets side by side.
+ * `--only=parse` / `--only=gateway` / `--only=perf3`: one section (`perf3`: Performance III, the gateway next to the
+ * raw pipe and the Portkey gateway, 10,000 open streams, head-of-line; `npm run bench:perf3`). `--runs=N`: N full runs
+ * back to back; RESULTS.md (rewritten after each) shows the last run's tables and every run's targets side by side.
+ * A section not measured by this invocation keeps its text from the previous RESULTS.md (Performance III: between
+ * its markers; `--only=perf3` rewrites that section alone).
  */
 import { fork } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildReport, ChildTask } from './child.js';
 import { CONTESTANT_NAMES, TOOL_ONLY } from './contestants.js';
 import { buildChatflux } from './lib/buildChatflux.js';
 import { runGatewayBench, type LoadRow, type MemoryRow } from './gatewayLoad.js';
+import { runPeerBench, type PeerRun } from './gatewayPeer.js';
+import { renderPeerSection, sectionOf, spliceSection } from './peerReport.js';
 import { renderResults, type ParseResults, type RunSummary } from './report.js';
 import { workloadSpecs } from './workloads.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+if (only !== undefined && !['parse', 'gateway', 'perf3'].includes(only))
+  throw new Error(`--only must be parse, gateway or perf3, got ${only}`);
 const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice('--runs='.length) ?? '1');
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, got ${String(runs)}`);
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -113,9 +120,10 @@ async function main(): Promise<void> {
     log(`compiled ${buildChatflux()} files of src/ to bench/.tmp/dist (chatflux is measured as built JavaScript)`);
   }
   const earlierRuns: RunSummary[] = [];
+  const peerRuns: PeerRun[] = [];
   for (let run = 1; run <= runs; run++) {
     if (runs > 1) log(`run ${run} of ${runs}`);
-    const failed = await oneRun(earlierRuns);
+    const failed = only === 'perf3' ? await peerRun(peerRuns) : await oneRun(earlierRuns, peerRuns);
     if (failed) {
       log('FAILED: a contestant produced a wrong answer or crashed (see above)');
       process.exitCode = 1;
@@ -124,8 +132,20 @@ async function main(): Promise<void> {
   }
 }
 
+const RESULTS = join(__dirname, 'RESULTS.md');
+const previousResults = (): string =>
+  existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# chatflux benchmark results\n';
+
+/** Performance III alone: measures, adds the run to `peerRuns`, rewrites its section of RESULTS.md (the rest kept). */
+async function peerRun(peerRuns: PeerRun[]): Promise<boolean> {
+  peerRuns.push(await runPeerBench({ quick, log }));
+  writeFileSync(RESULTS, spliceSection(previousResults(), renderPeerSection(peerRuns)));
+  log(`wrote the Performance III section of ${RESULTS} (${peerRuns.at(-1)!.seconds.toFixed(0)} s)`);
+  return false;
+}
+
 /** One full run: measures, rewrites RESULTS.md, adds its targets to `earlierRuns`; true if a contestant failed. */
-async function oneRun(earlierRuns: RunSummary[]): Promise<boolean> {
+async function oneRun(earlierRuns: RunSummary[], peerRuns: PeerRun[]): Promise<boolean> {
   const started = Date.now();
   const loadBefore = (await import('node:os')).loadavg();
   const parse = only === 'gateway' ? undefined : await parseSection();
@@ -134,6 +154,7 @@ async function oneRun(earlierRuns: RunSummary[]): Promise<boolean> {
     log('gateway load');
     gateway = await runGatewayBench({ quick, log });
   }
+  if (only === undefined) peerRuns.push(await runPeerBench({ quick, log }));
   const loadAfter = (await import('node:os')).loadavg();
   const seconds = (Date.now() - started) / 1000;
   const { markdown, targets } = renderResults({
@@ -146,9 +167,9 @@ async function oneRun(earlierRuns: RunSummary[]): Promise<boolean> {
     earlierRuns: [...earlierRuns],
   });
   earlierRuns.push({ targets, loadBefore, loadAfter, seconds });
-  const file = join(__dirname, 'RESULTS.md');
-  writeFileSync(file, markdown);
-  log(`wrote ${file} in ${seconds.toFixed(0)} s`);
+  const peerSection = peerRuns.length > 0 ? renderPeerSection(peerRuns) : sectionOf(previousResults());
+  writeFileSync(RESULTS, peerSection === undefined ? markdown : spliceSection(markdown, peerSection));
+  log(`wrote ${RESULTS} in ${seconds.toFixed(0)} s`);
   return parse?.reports.some((r) => r.status === 'failed') === true;
 }
 

@@ -3,11 +3,17 @@
  *
  * - `upstream`: a tiny OpenAI-compatible SSE server on loopback. The request's `model` picks the answer:
  *   `bench-2000` (2,000 text deltas written back-to-back), `bench-slow` (a delta every second, for at most 120 s),
- *   `bench-20mb` (~20 MB of deltas, written with backpressure: it stops when the reader stops).
+ *   `bench-20mb` (~20 MB of deltas, written with backpressure: it stops when the reader stops), `bench-hold` (a delta
+ *   now, then one every 5 s for at most 600 s: a held stream), `bench-tick` (a delta every 10 ms, all such streams on
+ *   one timer, for at most 120 s), `bench-big-tool-<bytes>` (one tool call of that many bytes of arguments) and
+ *   `bench-big-text-<deltas>` (that many text deltas), both pre-built once and written back to back.
  * - `raw`: a raw pipe proxy (undici request → `pipeline` into the response).
  * - `floor`: a minimal parse-and-re-encode proxy: TextDecoder, split on blank lines, JSON.parse, write the spec's
  *   `/chat/sse` frames, with backpressure (pause the upstream body until `'drain'`).
- * - `chatflux`: the chatflux gateway (`startGateway`), request logging off.
+ * - `chatflux`: the chatflux gateway (`startGateway`), request logging off; `BENCH_CHATFLUX_ENV` (JSON) adds to its
+ *   `CHATFLUX_*` variables.
+ * - `portkey`: the Portkey AI Gateway's installed `build/start-server.js` (argv[4], see portkey.ts), run in this
+ *   process on a free port (`--headless`), so that its CPU and RSS are this process's.
  *
  * IPC: the child sends `{type:'ready', url}` (or `{type:'unavailable', message}`); it answers `{type:'stats'}` with its
  * RSS and CPU time (after a GC when `gc: true`) and the upstream's counters; `{type:'close'}` ends it.
@@ -16,12 +22,14 @@ import cluster, { type Worker } from 'node:cluster';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { connect, createServer as createNetServer } from 'node:net';
 import { pipeline } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { chatfluxDir } from '../lib/chatfluxDir.js';
-import { encodeEvents, textEvents } from '../workloads.js';
+import { encodeEvents, textEvents, toolArguments, toolEvents } from '../workloads.js';
 
-export type Role = 'upstream' | 'raw' | 'floor' | 'chatflux' | 'chatflux2';
+export type Role = 'upstream' | 'raw' | 'floor' | 'chatflux' | 'chatflux2' | 'portkey';
 
 export interface Stats {
   type: 'stats';
@@ -53,9 +61,26 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
+/** The bytes of a `bench-big-tool-<bytes>` or `bench-big-text-<deltas>` answer (built once per model). */
+const bigAnswers = new Map<string, Buffer>();
+export function bigAnswer(model: string): Buffer {
+  let bytes = bigAnswers.get(model);
+  if (bytes === undefined) {
+    const size = Number(model.slice(model.lastIndexOf('-') + 1));
+    bytes = encodeEvents(() =>
+      model.startsWith('bench-big-tool-') ? toolEvents(toolArguments(size), 'search_documents') : textEvents(size, 5),
+    ).bytes;
+    bigAnswers.set(model, bytes);
+  }
+  return bytes;
+}
+
 function startUpstream(counters: { completed: number; bigBytes: number }) {
   const { body } = answer2000();
   const slowEvents = [...textEvents(120, 8)];
+  const tickEvent = slowEvents[1]!;
+  const ticking = new Set<ServerResponse>();
+  let ticker: NodeJS.Timeout | undefined;
   return createServer((req, res) => {
     void readBody(req).then((raw) => {
       const model = (JSON.parse(raw.toString() || '{}') as { model?: string }).model;
@@ -86,6 +111,36 @@ function startUpstream(counters: { completed: number; bigBytes: number }) {
         };
         res.on('close', () => res.removeAllListeners('drain'));
         pump();
+      } else if (model === 'bench-hold') {
+        let i = 0;
+        res.write(slowEvents[i++]! + slowEvents[i++]!);
+        const timer = setInterval(() => {
+          res.write(slowEvents[(i++ % 100) + 1]!);
+          if (i >= 120) {
+            clearInterval(timer);
+            res.end(`${slowEvents.at(-2)!}${slowEvents.at(-1)!}`);
+          }
+        }, 5000);
+        res.on('close', () => clearInterval(timer));
+      } else if (model === 'bench-tick') {
+        res.write(slowEvents[0]!);
+        ticking.add(res);
+        if (ticker === undefined) {
+          ticker = setInterval(() => {
+            for (const stream of ticking) stream.write(tickEvent);
+          }, 10);
+        }
+        const end = setTimeout(() => res.end(`${slowEvents.at(-2)!}${slowEvents.at(-1)!}`), 120_000);
+        res.on('close', () => {
+          clearTimeout(end);
+          ticking.delete(res);
+          if (ticking.size === 0) {
+            clearInterval(ticker);
+            ticker = undefined;
+          }
+        });
+      } else if (model?.startsWith('bench-big-')) {
+        res.end(bigAnswer(model));
       } else {
         res.on('finish', () => counters.completed++);
         res.end(body);
@@ -163,6 +218,34 @@ function startFloorProxy(upstream: string) {
   });
 }
 
+/** A port free on 127.0.0.1 right now (for a server that takes its port on the command line). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `port` accepts a connection (tried every 50 ms, for at most 10 s). */
+async function listening(port: number): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (tries >= 200) throw new Error(`nothing listens on port ${port} after 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function listen(server: ReturnType<typeof createServer>): Promise<string> {
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -198,20 +281,22 @@ async function clusterPrimary(workers: number): Promise<void> {
   }
   process.on('message', (message: { type: string; gc?: boolean }) => {
     if (message.type === 'stats') {
-      void Promise.all(forked.map((worker) => ask(worker, message) as Promise<unknown> as Promise<Stats>)).then((all) => {
-        const cpu = process.cpuUsage();
-        const memory = process.memoryUsage();
-        const stats: Stats = {
-          type: 'stats',
-          rssMb: memory.rss / 1048576 + all.reduce((sum, s) => sum + s.rssMb, 0),
-          heapMb: (memory.heapUsed + memory.external) / 1048576 + all.reduce((sum, s) => sum + s.heapMb, 0),
-          cpuUserMs: cpu.user / 1000 + all.reduce((sum, s) => sum + s.cpuUserMs, 0),
-          cpuSystemMs: cpu.system / 1000 + all.reduce((sum, s) => sum + s.cpuSystemMs, 0),
-          completed: 0,
-          bigBytes: 0,
-        };
-        process.send!(stats);
-      });
+      void Promise.all(forked.map((worker) => ask(worker, message) as Promise<unknown> as Promise<Stats>)).then(
+        (all) => {
+          const cpu = process.cpuUsage();
+          const memory = process.memoryUsage();
+          const stats: Stats = {
+            type: 'stats',
+            rssMb: memory.rss / 1048576 + all.reduce((sum, s) => sum + s.rssMb, 0),
+            heapMb: (memory.heapUsed + memory.external) / 1048576 + all.reduce((sum, s) => sum + s.heapMb, 0),
+            cpuUserMs: cpu.user / 1000 + all.reduce((sum, s) => sum + s.cpuUserMs, 0),
+            cpuSystemMs: cpu.system / 1000 + all.reduce((sum, s) => sum + s.cpuSystemMs, 0),
+            completed: 0,
+            bigBytes: 0,
+          };
+          process.send!(stats);
+        },
+      );
     } else if (message.type === 'close') {
       let left = forked.length;
       for (const worker of forked) {
@@ -252,10 +337,22 @@ async function main(): Promise<void> {
         // pool's queue as before (128 connections, no wait limit), so the figures stay comparable.
         CHATFLUX_MAX_CONCURRENT_PER_CLIENT: '0',
         CHATFLUX_CONNECTION_WAIT_MS: '86400000',
+        ...(JSON.parse(process.env['BENCH_CHATFLUX_ENV'] ?? '{}') as Record<string, string>),
       });
       const gateway = await startGateway(config, { log: () => undefined });
       url = gateway.url;
       close = () => gateway.close(100);
+    } else if (role === 'portkey') {
+      const port = await freePort();
+      // Its server reads `--port=` and `--headless` from process.argv; `import()` resolves once it listens and has
+      // shown its 1 s start-up animation (on the ignored stdout).
+      process.argv.push(`--port=${port}`, '--headless');
+      await (new Function('url', 'return import(url)') as (url: string) => Promise<unknown>)(
+        pathToFileURL(process.argv[4]!).href,
+      );
+      await listening(port);
+      url = `http://127.0.0.1:${port}`;
+      close = () => Promise.resolve();
     } else {
       const server =
         role === 'upstream'

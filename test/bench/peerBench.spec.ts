@@ -1,0 +1,127 @@
+/**
+ * A smoke test of the Performance III bench harness (bench/gatewayPeer.ts, bench/peerReport.ts): a tiny configuration
+ * runs end to end on loopback and renders the section's tables. No timing is asserted: only that every figure was
+ * measured and where it lands.
+ */
+import { peerSizes, runPeerBench, type PeerRun } from '../../bench/gatewayPeer';
+import { PERF3_END, PERF3_START, renderPeerSection, sectionOf, spliceSection } from '../../bench/peerReport';
+
+/** The lines of the markdown table that follows `heading`. */
+function tableAfter(markdown: string, heading: string): string[] {
+  const lines = markdown.split('\n');
+  const at = lines.findIndex((line) => line.startsWith(heading));
+  expect(at).toBeGreaterThan(-1);
+  const start = lines.findIndex((line, i) => i > at && line.startsWith('|'));
+  const end = lines.findIndex((line, i) => i > start && !line.startsWith('|'));
+  return lines.slice(start, end);
+}
+
+const cells = (line: string): string[] =>
+  line
+    .slice(2, -2)
+    .split(' | ')
+    .map((cell) => cell.trim());
+
+describe('the Performance III bench harness', () => {
+  let run: PeerRun;
+
+  beforeAll(async () => {
+    run = await runPeerBench({
+      quick: true,
+      log: () => undefined,
+      contestants: ['raw'],
+      sizes: {
+        ...peerSizes(true),
+        loadSeconds: 0.5,
+        warmupSeconds: 0.2,
+        connections: 4,
+        ttfbProbes: 2,
+        ttfbWarmup: 1,
+        heldStreams: 3,
+        settleMs: 200,
+        scaleSteps: [],
+        holSmallStreams: 0,
+      },
+    });
+  }, 60_000);
+
+  it('measures every figure of each contestant of a tiny run (direct and the raw pipe)', () => {
+    expect(run.rows.map((row) => [row.key, row.status])).toEqual([
+      ['direct', 'ok'],
+      ['raw', 'ok'],
+    ]);
+    for (const row of run.rows) {
+      expect(row.loads).toHaveLength(1);
+      expect(row.loads[0]!.answersPerSec).toBeGreaterThan(0);
+      expect(row.loads[0]!.cpuMsPerAnswer).toBeGreaterThan(0);
+      expect(row.loads[0]!.errors).toBe(0);
+      expect(row.ttfbMs).toBeGreaterThan(0);
+    }
+    expect(run.rows[1]!.heldStreams).toBe(3);
+    expect(Number.isFinite(run.rows[1]!.rssPerStreamKb)).toBe(true);
+    expect(run.scale.status).toBe('not run');
+    expect(run.hol).toEqual([]);
+  });
+
+  it("renders the issue's table, a targets row per target with a column per run, and the details", () => {
+    const markdown = renderPeerSection([run, run]);
+    expect(markdown.startsWith(PERF3_START)).toBe(true);
+    expect(markdown.endsWith(PERF3_END)).toBe(true);
+
+    const table = tableAfter(markdown, '### The table of the issue');
+    expect(cells(table[0]!)).toEqual(['', 'raw pipe proxy']);
+    expect(table.slice(2).map((line) => cells(line)[0])).toEqual([
+      'gateway CPU per answer, × raw pipe',
+      'time to first byte added over direct, median',
+      'answers/s at concurrency 4, × direct',
+      'RSS per open stream (3 held)',
+    ]);
+    // The raw pipe against itself: 1.00 in both runs (a single value, not a range).
+    expect(cells(table[2]!)[1]).toBe('1.00');
+
+    const targets = tableAfter(markdown, '### Targets');
+    expect(cells(targets[0]!)).toEqual(['target', 'run 1', 'run 2', 'met in every run']);
+    expect(targets.slice(2).map((line) => cells(line)[0])).toEqual(
+      expect.arrayContaining([
+        'gateway CPU per 2,000-delta answer, /chat/sse ≤ 2.5× the raw pipe',
+        'answers/s at concurrency 32 ≥ 0.8× direct, /v1/chat/completions',
+        'head-of-line: largest gap ≤ 50 ms',
+      ]),
+    );
+    // chatflux was not a contestant of this run: its targets say so instead of passing.
+    expect(targets[2]).toContain('not measured');
+
+    const details = tableAfter(markdown, '### Details of the last run');
+    expect(details.slice(2).map((line) => cells(line)[0])).toEqual(['direct (no proxy)', 'raw pipe proxy']);
+  });
+
+  it('says loudly that a contestant was skipped, and why', () => {
+    const skipped: PeerRun = {
+      ...run,
+      rows: [
+        ...run.rows,
+        { key: 'portkey', name: 'Portkey 1.15.2', status: 'not available: npm install failed', loads: [] },
+      ],
+    };
+    const markdown = renderPeerSection([skipped]);
+    expect(markdown).toContain('> **Portkey 1.15.2: SKIPPED** — not available: npm install failed');
+    expect(cells(tableAfter(markdown, '### The table of the issue')[0]!)).toEqual([
+      '',
+      'raw pipe proxy',
+      'Portkey 1.15.2',
+    ]);
+  });
+
+  it('replaces its own section of RESULTS.md and keeps the rest', () => {
+    const section = renderPeerSection([run]);
+    const before = '# chatflux benchmark results\n\n## Parsing\n\ntext\n';
+    const once = spliceSection(before, section);
+    expect(once.startsWith(before.trimEnd())).toBe(true);
+    expect(sectionOf(once)).toBe(section);
+    const again = spliceSection(`${once}\n## After\n`, renderPeerSection([run, run]));
+    expect(again.startsWith(before.trimEnd())).toBe(true);
+    expect(again.endsWith('\n## After\n')).toBe(true);
+    expect(again.split(PERF3_START)).toHaveLength(2);
+    expect(sectionOf(again)).toContain('run 2');
+  });
+});
