@@ -120,7 +120,15 @@ interface Pending {
   keepPlace?: () => () => void;
   /** Under token limits: counts what the answer emitted and its usage, for the settlement (`RateLimitAdmitted.observe`). */
   observe?: (pieces: number, usage: Usage | undefined) => void;
+  /** The response has ended (`endPending`): a place admitted after that is freed at once. */
+  ended?: boolean;
 }
+
+/** The reply's end of `pending`: its place freed — and one still being admitted (the client went away meanwhile) freed once admitted. */
+const endPending = (pending: Pending): void => {
+  pending.ended = true;
+  pending.release?.();
+};
 
 /**
  * The wires whose answers are resumable (the streamed endpoints of the contract); `ui` too, when its request asks for
@@ -227,7 +235,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       holders++;
       return holder();
     };
-    if (exchange.hold === undefined) pending.release = holder();
+    if (exchange.hold === undefined) {
+      pending.release = holder();
+      if (pending.ended === true) pending.release(); // its response ended while the store decided: nothing else frees it
+    }
     else exchange.hold(holder());
     // The caller a route's breakers count this request's failures by: the client it was admitted as (a token GET's
     // too), when clients are told apart (`settings.callerOf`).
@@ -330,7 +341,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
             pending.observe?.(1, usageOf(value)); // the token limits' settlement: pieces emitted, the usage
           };
     const end = (outcome: WriteOutcome): void => {
-      pending.release?.();
+      endPending(pending);
       log?.(
         toChatRequestLog({ endpoint, method: exchange.method, started, outcome, model, usage: usageOf(last), route: routeReportOf(last), secrets, maxLogFieldChars }),
       );
@@ -366,7 +377,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const sseAsked = asked === undefined ? /\btext\/event-stream\b/i.test(exchange.header('accept') ?? '') : asked.wire !== 'ndjson';
     let wire: ChatWireFormat = asked?.wire ?? (sseAsked ? 'eventsource' : 'ndjson');
     const end = (outcome: WriteOutcome): void => {
-      pending.release?.();
+      endPending(pending);
       ended(outcome);
     };
     try {
@@ -540,7 +551,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         if (draining()) throw new ShutdownError();
         return countMessageTokens(await readPost(anthropic, pending, (body) => fromAnthropicRequest(body, { countTokens: true }), false));
       });
-      return { wire: 'anthropic', source, options: shared, end: (outcome) => (pending.release?.(), ended(outcome)) };
+      return { wire: 'anthropic', source, options: shared, end: (outcome) => (endPending(pending), ended(outcome)) };
     },
     models: (exchange) =>
       single('openai', () => {
