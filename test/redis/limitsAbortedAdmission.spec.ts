@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient } from 'redis';
 import { createChatClient } from '../../src/client/createChatClient';
 import { chatRouter } from '../../src/express/chatRouter';
+import type { RateLimitsConfig } from '../../src/serve/RateLimitsConfig';
 import { createRedisRateLimitStore } from '../../src/redis/createRedisRateLimitStore';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { rawRequest } from '../helpers/rawRequest';
@@ -38,8 +39,8 @@ afterAll(async () => {
   await emulator.close();
 });
 
-const startBoth = async (limits: Record<string, unknown>): Promise<Array<[string, string]>> => {
-  const made = (): Record<string, unknown> => {
+const startBoth = async (limits: RateLimitsConfig): Promise<Array<[string, string]>> => {
+  const made = () => {
     const client = createChatClient({ baseUrl: emulator.url, apiKey: 'sk-up', model: 'deepseek-chat', retry: false });
     const store = createRedisRateLimitStore({ url: redis.url, commandTimeoutMs: 5000, keyPrefix: `t${closers.length}:` });
     closers.push(() => client.close(), () => store.close());
@@ -58,7 +59,7 @@ const startBoth = async (limits: Record<string, unknown>): Promise<Array<[string
   ];
 };
 
-describe.each([
+describe.each<[string, RateLimitsConfig]>([
   ['requests running at once', { maxConcurrent: 1 }],
   ['tokens per minute and running at once (admitted once the body is read)', { maxConcurrent: 1, tokensPerMinute: 1_000_000 }],
 ])('limits: a client gone while its admission is decided (%s)', (_name, limits) => {
