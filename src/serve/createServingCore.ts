@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { defer, Observable, of, throwError } from 'rxjs';
+import { defer, Observable, of, tap, throwError } from 'rxjs';
 import type { ChatCallOptions } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { isStreamLogError, RequestError, ShutdownError, StreamLogError } from '../core/errors.js';
@@ -120,6 +120,8 @@ interface Pending {
   keepPlace?: () => () => void;
   /** Under token limits: counts what the answer emitted and its usage, for the settlement (`RateLimitAdmitted.observe`). */
   observe?: (pieces: number, usage: Usage | undefined) => void;
+  /** Under token limits: told when the upstream is asked and when the answer fails (`RateLimitAdmitted.upstream`). */
+  upstream?: (state: 'asked' | 'failed') => void;
   /** The response has ended (`endPending`): a place admitted after that is freed at once. */
   ended?: boolean;
 }
@@ -216,6 +218,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       }
       for (const [name, value] of Object.entries(admitted.headers)) setHeader?.(name, value);
       if (admitted.observe !== undefined) pending.observe = admitted.observe;
+      if (admitted.upstream !== undefined) pending.upstream = admitted.upstream;
       const own = release;
       release = () => {
         own();
@@ -306,8 +309,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const { caller } = pending;
         const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
         if (acceptsRestart(exchange.header(ACCEPT_RESTART_HEADER))) options.acceptRestart = true;
-        const { observe } = pending;
-        const answer$ = observe === undefined ? call(client, request, options) : call(client, request, options, (usage) => observe(0, usage));
+        const { observe, upstream } = pending;
+        const called = observe === undefined ? call(client, request, options) : call(client, request, options, (usage) => observe(0, usage));
+        // Token limits: an upstream asked is charged its prompt, unless it refused (see `RateLimitAdmitted.upstream`).
+        const answer$ = upstream === undefined ? called : defer(() => (upstream('asked'), called)).pipe(tap({ error: () => upstream('failed') }));
         if (streamId === undefined || resumable === undefined) return void answer$.subscribe(subscriber);
         const { abandonAfterMs } = resumable;
         const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
