@@ -1,11 +1,12 @@
 /**
  * `/metrics` for a whole `CHATFLUX_WORKERS` gateway. OpenTelemetry's Prometheus exporter answers for its own process
  * only, and OpenTelemetry has no cluster aggregation (open-telemetry/opentelemetry-js#1252); prom-client has one,
- * `AggregatorRegistry`, which the gateway's primary uses:
+ * `AggregatorRegistry`, whose sums the gateway's primary uses (it asks only the workers that said they are ready, not
+ * one still starting, which `clusterMetrics()` would wait for until it fails the scrape):
  *
  * ```text
- * worker taking the scrape ──{chatfluxMetrics}──► primary: AggregatorRegistry.clusterMetrics()
- *                                                     ├─ prom-client:getMetricsReq ──► every worker: its OpenTelemetry
+ * worker taking the scrape ──{chatfluxMetrics}──► primary: every ready worker, then AggregatorRegistry.aggregate()
+ *                                                     ├─ prom-client:getMetricsReq ──► every ready worker: its OpenTelemetry
  *                                                     │    metrics (collect()) as prom-client's JSON, named as the
  *                                                     │    OpenTelemetry exporter names them
  *                                                     └─ sums them (a gauge that says "failing" takes the max)
@@ -33,7 +34,11 @@ export interface PromClientMetric {
 /** prom-client's own cluster messages (lib/cluster.js), which a worker answers itself with its OpenTelemetry metrics. */
 const GET_METRICS_REQ = 'prom-client:getMetricsReq';
 const GET_METRICS_RES = 'prom-client:getMetricsRes';
-/** How long a worker waits for the primary's aggregate before `/metrics` fails (prom-client's own wait is 5 s). */
+/** A worker's word to the primary that it answers `getMetricsReq` from now on (a worker still starting is not asked). */
+const METRICS_READY = 'chatfluxMetricsReady';
+/** How long the primary waits for a ready worker's metrics, ms (prom-client's `clusterMetrics` waits as long). */
+const WORKER_METRICS_MS = 5000;
+/** How long a worker waits for the primary's aggregate before `/metrics` fails (longer than the primary's own wait). */
 const PRIMARY_METRICS_MS = 6000;
 /** The gauges whose workers' values are combined by their maximum, not their sum (a 0/1 state). */
 const MAX_GAUGES = new Set(['chatflux_limits_store_failing']);
@@ -132,6 +137,7 @@ export function joinClusterMetrics(collect: () => Promise<PromClientMetric[]>): 
     else waiting.reject(new Error(reply.error ?? 'no metrics'));
   };
   process.on('message', onMessage);
+  process.send?.({ [METRICS_READY]: true });
   return {
     scrape: () =>
       new Promise<string>((resolve, reject) => {
@@ -152,21 +158,59 @@ export function joinClusterMetrics(collect: () => Promise<PromClientMetric[]>): 
 }
 
 /**
- * The primary's side: a worker's `{chatfluxMetrics}` asks prom-client's `AggregatorRegistry` for every worker's
- * metrics (each answers with its own, `joinClusterMetrics`), summed, and gets them back as Prometheus text.
+ * The primary's side: a worker's `{chatfluxMetrics}` asks every worker that is ready (it said so once it could
+ * answer: a worker being started or replaced has nothing counted yet, and is not waited for; one that exits meanwhile
+ * is not waited for either) for its metrics (prom-client's `getMetricsReq`, answered by `joinClusterMetrics`), sums
+ * them with prom-client's `AggregatorRegistry.aggregate`, and sends them back as Prometheus text.
  *
  * @returns Stops answering.
  */
 export function serveClusterMetrics(): () => void {
-  const registry = new AggregatorRegistry();
+  const ready = new Set<Worker>();
+  let next = 0;
+  const gathering = new Map<number, { responses: PromClientMetric[][]; waiting: Set<Worker>; finish: (error?: Error) => void }>();
+  const gather = (): Promise<string> =>
+    new Promise<string>((resolve, reject) => {
+      const requestId = next++;
+      const workers = [...ready].filter((worker) => worker.isConnected());
+      const responses: PromClientMetric[][] = [];
+      const timer = setTimeout(() => finish(new Error(`a worker did not send its metrics within ${WORKER_METRICS_MS} ms`)), WORKER_METRICS_MS).unref();
+      const finish = (error?: Error): void => {
+        if (!gathering.delete(requestId)) return;
+        clearTimeout(timer);
+        if (error !== undefined) return reject(error);
+        AggregatorRegistry.aggregate(responses as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics().then(resolve, reject);
+      };
+      gathering.set(requestId, { responses, waiting: new Set(workers), finish });
+      if (workers.length === 0) return finish();
+      for (const worker of workers) worker.send({ type: GET_METRICS_REQ, requestId });
+    });
   const onMessage = (worker: Worker, message: unknown): void => {
-    const id = (message as { chatfluxMetrics?: unknown } | null)?.chatfluxMetrics;
+    const body = message as { chatfluxMetrics?: unknown; type?: unknown; requestId?: unknown; metrics?: PromClientMetric[][]; error?: string; [METRICS_READY]?: unknown } | null;
+    if (body?.[METRICS_READY] === true) return void ready.add(worker);
+    if (body?.type === GET_METRICS_RES && typeof body.requestId === 'number') {
+      const request = gathering.get(body.requestId);
+      if (request === undefined || !request.waiting.delete(worker)) return; // late, or not asked
+      if (body.error !== undefined) return request.finish(new Error(body.error));
+      request.responses.push(...(body.metrics ?? []));
+      if (request.waiting.size === 0) request.finish();
+      return;
+    }
+    const id = body?.chatfluxMetrics;
     if (typeof id !== 'number') return;
-    registry.clusterMetrics().then(
+    gather().then(
       (text) => worker.isConnected() && worker.send({ chatfluxMetricsReply: { id, text } }),
       (error: unknown) => worker.isConnected() && worker.send({ chatfluxMetricsReply: { id, error: error instanceof Error ? error.message : String(error) } }),
     );
   };
+  const onExit = (worker: Worker): void => {
+    ready.delete(worker);
+    for (const request of gathering.values()) if (request.waiting.delete(worker) && request.waiting.size === 0) request.finish();
+  };
   cluster.on('message', onMessage);
-  return () => void cluster.off('message', onMessage);
+  cluster.on('exit', onExit);
+  return () => {
+    cluster.off('message', onMessage);
+    cluster.off('exit', onExit);
+  };
 }

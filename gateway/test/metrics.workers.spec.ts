@@ -5,6 +5,7 @@
  * CHATFLUX_INSTANCE_ID, else `<hostname>:<pid>` of the primary). A gateway without workers says its id too.
  */
 import { hostname } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
 import { rawRequest } from '../../test/helpers/rawRequest';
 
@@ -52,6 +53,26 @@ describe('/metrics under CHATFLUX_WORKERS=2', () => {
       expect(new Set(series.map((line) => line.slice(0, line.lastIndexOf(' ')))).size).toBe(series.length);
     }
     expect(scrapedBy).toEqual(new Set(['1', '2']));
+  }, 90_000);
+
+  it('answers while a worker that died is being replaced (the new one, not ready yet, is not waited for)', async () => {
+    const gateway = await startProgram({ CHATFLUX_WORKERS: '2', CHATFLUX_DEBUG_WORKER_HEADER: 'true', CHATFLUX_GATEWAY_KEYS: KEY, CHATFLUX_EMULATOR_PACE_MS: '0' });
+    started.push(gateway);
+    expect((await rawRequest(`${gateway.url}/metrics`)).status).toBe(200);
+    const workersOf = (): number[] =>
+      execFileSync('ps', ['-o', 'pid=', '--ppid', String(gateway.child.pid)], { encoding: 'utf8' })
+        .split('\n')
+        .map((line) => Number(line.trim()))
+        .filter((pid) => pid > 0);
+    const [victim] = workersOf();
+    expect(victim).toBeDefined();
+    process.kill(victim!, 'SIGKILL'); // a worker this test's gateway forked
+    const statuses: number[] = [];
+    for (const deadline = Date.now() + 8000; Date.now() < deadline; ) {
+      statuses.push((await rawRequest(`${gateway.url}/metrics`)).status);
+      if (workersOf().length === 2 && statuses.length >= 3) break; // its replacement is forked and asked
+    }
+    expect(statuses).toEqual(statuses.map(() => 200));
   }, 90_000);
 
   it('names the instance by <hostname>:<pid> of its primary by default', async () => {

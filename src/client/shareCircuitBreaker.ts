@@ -54,6 +54,7 @@ export function shareCircuitBreaker(local: CircuitBreaker, link: ShareCircuitBre
   /** The store's state as last read (with `openUntil` on this clock), or `undefined`: unknown, or the store failed. */
   let remote: { openUntil: number; tripped: boolean; probing: boolean } | undefined;
   let claimed = false; // this process holds the probe's claim
+  let claimedAt = -Infinity; // when it won it (performance.now())
   let probing = false; // and has let its probe through
   let claiming: Promise<void> | undefined;
   let last: CircuitState = 'closed';
@@ -141,7 +142,10 @@ export function shareCircuitBreaker(local: CircuitBreaker, link: ShareCircuitBre
         .claimProbe(link.name, link.probeTtlMs)
         .then(
           (won) => {
-            if (won) claimed = true;
+            if (won) {
+              claimed = true;
+              claimedAt = performance.now();
+            }
             else if (remote !== undefined) remote = { ...remote, probing: true };
           },
           (error: unknown) => {
@@ -161,6 +165,8 @@ export function shareCircuitBreaker(local: CircuitBreaker, link: ShareCircuitBre
         // stale: read before this process's own latest change reached the store
       } else {
         remote = { openUntil: now() + state.openMs, tripped: state.tripped, probing: state.probing };
+        // A claim this process did not use is gone from the store (expired, or a trip since): another may claim now.
+        if (claimed && !probing && !state.probing && (readAt === undefined || readAt > claimedAt)) claimed = false;
         // A probe elsewhere closed it: this process's breaker forgets its own failures too.
         if (!state.tripped && !probing) {
           claimed = false;

@@ -204,7 +204,8 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       }
     },
     defaultClientKey: (byKey) => clientKeyOf(req, byKey),
-    hold: (release) => void res.once('close', release),
+    // A response closed already (the client went away while its admission was decided): its place is freed at once.
+    hold: (release) => (res.closed ? release() : void res.once('close', release)),
     setHeader: (name, value) => {
       if (!res.headersSent) res.setHeader(name, value);
     },

@@ -17,6 +17,12 @@ export interface RateLimitAdmitted {
    * reported (if any), for the settlement at `release`.
    */
   readonly observe?: (pieces: number, usage: Usage | undefined) => void;
+  /**
+   * Under token limits: told when the upstream is asked (`'asked'`: the prompt is then charged, at its estimate, even
+   * when the client goes away before the first byte) and when the answer fails (`'failed'`: an upstream that refused or
+   * was unreachable — with nothing emitted, nothing is charged).
+   */
+  readonly upstream?: (state: 'asked' | 'failed') => void;
   /** Frees the request's place and settles its tokens (call once its response has ended; later calls do nothing). */
   release(): void;
 }
@@ -136,6 +142,8 @@ export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
     let released = false;
     let pieces = 0;
     let usage: Usage | undefined;
+    let asked = false;
+    let failed = false;
     const release = (): void => {
       if (released) return;
       released = true;
@@ -144,9 +152,10 @@ export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
         void holder.release(client, placeId).catch(() => undefined); // unreachable: the place expires by itself
         return;
       }
-      // Nothing emitted and no usage: the upstream answered nothing (refused, unreachable), nothing to charge.
+      // Nothing emitted and no usage: an upstream never asked, or one that answered nothing (refused, unreachable), is
+      // nothing to charge; one asked whose client went away before the first byte read the prompt: it is charged.
       const estimated = usage === undefined;
-      const used = usage !== undefined ? weighed(usage) : pieces === 0 ? 0 : Math.ceil(tokens.prompt * wIn + pieces * wOut);
+      const used = usage !== undefined ? weighed(usage) : pieces === 0 && (!asked || failed) ? 0 : Math.ceil(tokens.prompt * wIn + pieces * wOut);
       void holder.settle({ key: client, rule, placeId, ...(model === undefined ? {} : { model }), reserved, used }).catch(() => undefined); // unreachable: charged at the estimate when it expires
       config.onSettle?.({ client, reserved, used, estimated, expiredReservations: decision.expiredReservations ?? 0 });
     };
@@ -157,6 +166,7 @@ export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
         pieces += count;
         if (seen !== undefined && (typeof seen.prompt_tokens === 'number' || typeof seen.completion_tokens === 'number')) usage = seen;
       },
+      upstream: (state) => void (state === 'asked' ? (asked = true) : (failed = true)),
       release,
     };
   };

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { defer, Observable, of, throwError } from 'rxjs';
+import { defer, Observable, of, tap, throwError } from 'rxjs';
 import type { ChatCallOptions } from '../client/createChatClient.js';
 import { createDemandGate } from '../core/createDemandGate.js';
 import { isStreamLogError, RequestError, ShutdownError, StreamLogError } from '../core/errors.js';
@@ -120,7 +120,17 @@ interface Pending {
   keepPlace?: () => () => void;
   /** Under token limits: counts what the answer emitted and its usage, for the settlement (`RateLimitAdmitted.observe`). */
   observe?: (pieces: number, usage: Usage | undefined) => void;
+  /** Under token limits: told when the upstream is asked and when the answer fails (`RateLimitAdmitted.upstream`). */
+  upstream?: (state: 'asked' | 'failed') => void;
+  /** The response has ended (`endPending`): a place admitted after that is freed at once. */
+  ended?: boolean;
 }
+
+/** The reply's end of `pending`: its place freed — and one still being admitted (the client went away meanwhile) freed once admitted. */
+const endPending = (pending: Pending): void => {
+  pending.ended = true;
+  pending.release?.();
+};
 
 /**
  * The wires whose answers are resumable (the streamed endpoints of the contract); `ui` too, when its request asks for
@@ -210,6 +220,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       }
       for (const [name, value] of Object.entries(admitted.headers)) setHeader?.(name, value);
       if (admitted.observe !== undefined) pending.observe = admitted.observe;
+      if (admitted.upstream !== undefined) pending.upstream = admitted.upstream;
       const own = release;
       release = () => {
         own();
@@ -229,7 +240,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       holders++;
       return holder();
     };
-    if (exchange.hold === undefined) pending.release = holder();
+    if (exchange.hold === undefined) {
+      pending.release = holder();
+      if (pending.ended === true) pending.release(); // its response ended while the store decided: nothing else frees it
+    }
     else exchange.hold(holder());
     // The caller a route's breakers count this request's failures by: the client it was admitted as (a token GET's
     // too), when clients are told apart (`settings.callerOf`).
@@ -297,8 +311,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const { caller } = pending;
         const options: ChatCallOptions = caller === undefined ? { demand } : { demand, caller };
         if (acceptsRestart(exchange.header(ACCEPT_RESTART_HEADER))) options.acceptRestart = true;
-        const { observe } = pending;
-        const answer$ = observe === undefined ? call(client, request, options) : call(client, request, options, (usage) => observe(0, usage));
+        const { observe, upstream } = pending;
+        const called = observe === undefined ? call(client, request, options) : call(client, request, options, (usage) => observe(0, usage));
+        // Token limits: an upstream asked is charged its prompt, unless it refused (see `RateLimitAdmitted.upstream`).
+        const answer$ = upstream === undefined ? called : defer(() => (upstream('asked'), called)).pipe(tap({ error: () => upstream('failed') }));
         if (streamId === undefined || resumable === undefined) return void answer$.subscribe(subscriber);
         const { abandonAfterMs } = resumable;
         const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
@@ -332,7 +348,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
             pending.observe?.(1, usageOf(value)); // the token limits' settlement: pieces emitted, the usage
           };
     const end = (outcome: WriteOutcome): void => {
-      pending.release?.();
+      endPending(pending);
       log?.(
         toChatRequestLog({ endpoint, method: exchange.method, started, outcome, model, usage: usageOf(last), route: routeReportOf(last), secrets, maxLogFieldChars }),
       );
@@ -368,7 +384,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const sseAsked = asked === undefined ? /\btext\/event-stream\b/i.test(exchange.header('accept') ?? '') : asked.wire !== 'ndjson';
     let wire: ChatWireFormat = asked?.wire ?? (sseAsked ? 'eventsource' : 'ndjson');
     const end = (outcome: WriteOutcome): void => {
-      pending.release?.();
+      endPending(pending);
       ended(outcome);
     };
     try {
@@ -542,7 +558,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         if (draining()) throw new ShutdownError();
         return countMessageTokens(await readPost(anthropic, pending, (body) => fromAnthropicRequest(body, { countTokens: true }), false));
       });
-      return { wire: 'anthropic', source, options: shared, end: (outcome) => (pending.release?.(), ended(outcome)) };
+      return { wire: 'anthropic', source, options: shared, end: (outcome) => (endPending(pending), ended(outcome)) };
     },
     models: (exchange) =>
       single('openai', () => {

@@ -113,6 +113,28 @@ describe('shareCircuitBreaker over one store', () => {
     expect(b.tryAcquire()).toBe(true);
   });
 
+  it('a claim this process never used, once expired and the breaker tripped again by another probe, lets only one probe through', async () => {
+    const store = createMemoryBreakerStore(clock);
+    const { a, b } = sharedPair(store);
+    await store.trip('chat/flaky', COOL_DOWN_MS);
+    now = COOL_DOWN_MS;
+    await sync(store, a, b);
+    await a.prepare(); // a claims the probe, but no request of a reaches the target (its client went away)
+    now += 5000; // the claim's TTL: the store frees the probe
+    await sync(store, a, b);
+    await b.prepare();
+    expect(b.tryAcquire()).toBe(true); // b probes, and fails: open again for all
+    b.failure();
+    await settle();
+    await sync(store, a, b);
+    expect([a.state, b.state]).toEqual(['open', 'open']);
+    now += COOL_DOWN_MS;
+    await sync(store, a, b);
+    await Promise.all([a.prepare(), b.prepare()]);
+    const probes = [a.tryAcquire(), b.tryAcquire(), a.tryAcquire(), b.tryAcquire()];
+    expect(probes.filter(Boolean)).toHaveLength(1); // one probe for all, not a's old claim beside b's new one
+  });
+
   it('a store that fails: each process runs its own breaker, and the route tells it once per outage', async () => {
     let down = true;
     const memory = createMemoryBreakerStore(clock);

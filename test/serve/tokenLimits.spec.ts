@@ -135,6 +135,31 @@ describe('token limits, in one process', () => {
     expect(output).toBeLessThanOrEqual(220);
   });
 
+  it('charges the prompt of a request whose client went away before its first byte (the upstream read it), and nothing for an upstream that refused', async () => {
+    const { url, settled } = await start({ tokensPerMinute: 1_000_000, reserveOutputTokens: 1000 });
+    const prompt = countMessageTokens({ messages } as never).input_tokens;
+    for (const path of ['/chat/stream', '/chat/json']) {
+      const asked = emulator.waitForRequest((request) => String(JSON.stringify(request.body)).includes(`gone-early${path}`));
+      const gone = new AbortController();
+      const answered = rawRequest(`${url}${path}`, {
+        headers: AUTH,
+        body: { model: 'deepseek-chat#headers-delay=5000', messages: [...messages, { role: 'user', content: `gone-early${path}` }], max_tokens: 1000 },
+        signal: gone.signal,
+      });
+      await asked; // the upstream has the prompt
+      gone.abort();
+      await answered.catch(() => undefined); // no response yet: the socket hangs up
+      await until(() => settled.length === 1);
+      const [event] = settled.splice(0);
+      const sent = countMessageTokens({ messages: [...messages, { role: 'user', content: `gone-early${path}` }] } as never).input_tokens;
+      expect([path, event]).toMatchObject([path, { estimated: true, used: sent, reserved: sent + 1000 }]);
+    }
+    const refused = await rawRequest(`${url}/chat/json`, { headers: AUTH, body: { model: 'deepseek-chat#status=503', messages } });
+    expect(refused.status).toBeGreaterThanOrEqual(500); // the upstream refused: nothing read, nothing charged
+    await until(() => settled.length === 1);
+    expect(settled[0]).toMatchObject({ estimated: true, used: 0, reserved: prompt + 1000 });
+  });
+
   it('blocks the request that would cross a budget: 429 insufficient_quota, x-should-retry: false, no Retry-After; the openai SDK does not retry it', async () => {
     const { url, settled, requests } = await start({ tokensPerDay: 1500, reserveOutputTokens: 1000 });
     const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: KEY, maxRetries: 3 });
