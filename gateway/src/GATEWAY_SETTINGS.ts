@@ -53,6 +53,7 @@ export const GATEWAY_SETTINGS: readonly GatewaySetting[] = Object.freeze([
   { key: 'limits.onStoreFailure', env: 'CHATFLUX_LIMITS_ON_STORE_FAILURE', field: 'limits.onStoreFailure' },
   { key: 'limits.expectedInstances', env: 'CHATFLUX_EXPECTED_INSTANCES', field: 'limits.expectedInstances' },
   { key: 'limits.placeTtlMs', env: 'CHATFLUX_LIMITS_PLACE_TTL_MS', field: 'limits.placeTtlMs' },
+  { key: 'limits.storeTimeoutMs', env: 'CHATFLUX_LIMITS_STORE_TIMEOUT_MS', field: 'limits.storeTimeoutMs' },
   { key: 'serve.apiKeys', env: 'CHATFLUX_GATEWAY_KEYS', field: 'gatewayKeys' },
   { key: 'serve.heartbeatMs', env: 'CHATFLUX_HEARTBEAT_MS', field: 'heartbeatMs' },
   { key: 'serve.bodyTimeoutMs', env: 'CHATFLUX_BODY_TIMEOUT_MS', field: 'bodyTimeoutMs' },

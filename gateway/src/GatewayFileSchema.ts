@@ -164,6 +164,10 @@ const LimitsSchema = z.strictObject({
   }),
   expectedInstances: integer(1, 10_000, RATE_LIMIT_DEFAULTS.expectedInstances, { description: 'How many processes share the limits (instances × workers), for the local policy\'s share.' }),
   placeTtlMs: integer(100, HOUR_MS, RATE_LIMIT_DEFAULTS.placeTtlMs, { description: 'How long a running request\'s place lasts unrenewed: a dead process\'s places free after it, ms.' }),
+  storeTimeoutMs: someInteger(10, 60_000, {
+    description: 'How long an admission waits for Redis before the failure policy applies, ms (a busy process or Redis needs more).',
+    defaultText: '250 (createRedisRateLimitStore\'s)',
+  }),
 });
 
 /** What clients may ask for (`requestPolicy`, checked again by `checkRequestPolicy`). */

@@ -40,6 +40,8 @@ export interface GatewayLimits extends GatewayKeyLimits {
   expectedInstances?: number;
   /** How long a running request's place lasts unrenewed, ms. Default 30000. */
   placeTtlMs?: number;
+  /** How long an admission waits for Redis before the failure policy applies, ms. Default: the Redis store's (250). */
+  storeTimeoutMs?: number;
 }
 
 /** Where the gateway gets its answers: the built-in emulator, or a provider preset (`PROVIDERS`). */
@@ -119,7 +121,7 @@ export interface GatewayConfig {
    * The per-key limits (`limits.requestsPerMinute`, `CHATFLUX_REQUESTS_PER_MINUTE`; `limits.maxConcurrent`,
    * `CHATFLUX_MAX_CONCURRENT`; `limits.perKey` (file only): each key's own, by the variable that holds it;
    * `limits.onStoreFailure`, `CHATFLUX_LIMITS_ON_STORE_FAILURE`; `limits.expectedInstances`,
-   * `CHATFLUX_EXPECTED_INSTANCES`; `limits.placeTtlMs`, `CHATFLUX_LIMITS_PLACE_TTL_MS`), shared through Redis when
+   * `CHATFLUX_EXPECTED_INSTANCES`; `limits.placeTtlMs`, `CHATFLUX_LIMITS_PLACE_TTL_MS`; `limits.storeTimeoutMs`, `CHATFLUX_LIMITS_STORE_TIMEOUT_MS`), shared through Redis when
    * `CHATFLUX_REDIS_URL` is set. Absent when nothing is limited.
    */
   limits?: GatewayLimits;

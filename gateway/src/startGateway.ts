@@ -340,7 +340,8 @@ async function openLimitStore(config: GatewayConfig): Promise<RateLimitStore | u
   if (config.limits === undefined) return undefined;
   if (config.redisUrl === undefined) return cluster.isWorker ? connectPrimaryRateLimitStore() : undefined;
   const { createRedisRateLimitStore } = await import('chatflux/redis');
-  return createRedisRateLimitStore({ url: config.redisUrl });
+  const commandTimeoutMs = config.limits.storeTimeoutMs;
+  return createRedisRateLimitStore({ url: config.redisUrl, ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }) });
 }
 
 /**
