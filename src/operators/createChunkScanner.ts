@@ -55,8 +55,9 @@ let digits = 0;
  *    fields `role`, `content`, `reasoning_content`, `reasoning` (each a string or `null`) and `tool_calls` (one
  *    argument fragment `[{"index":N,"function":{"arguments":"…"}}]`), each at most once, with no whitespace; `choices`
  *    the last member. Such a chunk matches the `ChatCompletionChunk` schema by construction.
- * 3. Strings with escapes, and strings long enough that a slice would keep the event text alive, are read by
- *    `JSON.parse` of their literal; a control character refuses the chunk (`JSON.parse` reports it).
+ * 3. Strings long enough that a slice would keep the event text alive are read by `JSON.parse` of their literal;
+ *    shorter ones are sliced, their escapes replaced here. A control character or a bad escape refuses the chunk
+ *    (`JSON.parse` reports it).
  * 4. Anything else is `undefined`. After {@link GIVE_UP_AFTER} chunks without one match, the scanner stops trying.
  *
  * @returns A scanner for one stream (it remembers the stream's head).
@@ -64,6 +65,7 @@ let digits = 0;
 export function createChunkScanner(): ChunkScanner {
   let head: string | undefined; // the validated text before the choices' `[`
   let top: Json | undefined; // its fields, parsed (with `choices: []`)
+  let shape = GENERIC; // how a chunk is built from `top`
   let rejected: string | undefined; // the last head refused: not parsed again
   let hits = 0;
   let misses = 0;
@@ -86,6 +88,7 @@ export function createChunkScanner(): ChunkScanner {
     if (isReusableHead(probe)) {
       head = text;
       top = probe;
+      shape = shapeOf(probe);
       return true;
     }
     rejected = text;
@@ -108,11 +111,42 @@ export function createChunkScanner(): ChunkScanner {
       if (choices === undefined) return miss();
       if (fresh !== undefined && !learn(fresh)) return miss();
       hits++;
-      const chunk: Json = { ...top };
+      const t = top!;
+      // The usual heads as literals (one hidden class each, as the consumers downstream like); any other by a copy.
+      if (shape === PLAIN)
+        return {
+          id: t['id'],
+          object: t['object'],
+          created: t['created'],
+          model: t['model'],
+          choices,
+        } as ChatCompletionChunk;
+      if (shape === FINGERPRINTED)
+        return {
+          id: t['id'],
+          object: t['object'],
+          created: t['created'],
+          model: t['model'],
+          system_fingerprint: t['system_fingerprint'],
+          choices,
+        } as ChatCompletionChunk;
+      const chunk: Json = { ...t };
       chunk['choices'] = choices;
       return chunk as ChatCompletionChunk;
     },
   };
+}
+
+const GENERIC = 0;
+const PLAIN = 1;
+const FINGERPRINTED = 2;
+const PLAIN_KEYS = 'id,object,created,model,choices';
+const FINGERPRINTED_KEYS = 'id,object,created,model,system_fingerprint,choices';
+
+/** Which literal builds a chunk with the keys of `top`, in their order. */
+function shapeOf(top: Json): number {
+  const keys = Object.keys(top).join(',');
+  return keys === PLAIN_KEYS ? PLAIN : keys === FINGERPRINTED_KEYS ? FINGERPRINTED : GENERIC;
 }
 
 /** A parsed head: a chunk whose every field is a primitive, `choices` empty, no `error`. */
@@ -249,12 +283,48 @@ function readString(data: string, at: number): number {
       i += 2;
     } else i++;
   }
-  if (escaped || i - at - 1 >= MIN_SLICED) {
+  if (i - at - 1 >= MIN_SLICED) {
+    // Long enough for V8 to slice (or, joined, to make a cons string): a copy by JSON.parse of its literal.
     try {
       value = JSON.parse(data.slice(at, i + 1));
     } catch {
       return -1;
     }
+  } else if (escaped) {
+    const text = unescapeShort(data, at + 1, i);
+    if (text === undefined) return -1;
+    value = text;
   } else value = data.slice(at + 1, i);
   return i + 1;
+}
+
+/**
+ * The text of a short string literal's body `data[from, to)` with its escapes (`\"`, `\\`, `\/`, `\b`, `\f`,
+ * `\n`, `\r`, `\t`, `\uXXXX`) replaced; `undefined` for an invalid escape. Short: every piece is copied.
+ */
+function unescapeShort(data: string, from: number, to: number): string | undefined {
+  let out = '';
+  let start = from;
+  for (let i = from; i < to; i++) {
+    if (data.charCodeAt(i) !== BACKSLASH) continue;
+    out += data.slice(start, i);
+    const c = data.charCodeAt(i + 1);
+    let ch: string;
+    if (c === QUOTE || c === BACKSLASH || c === 47) ch = String.fromCharCode(c);
+    else if (c === 110) ch = '\n';
+    else if (c === 116) ch = '\t';
+    else if (c === 114) ch = '\r';
+    else if (c === 98) ch = '\b';
+    else if (c === 102) ch = '\f';
+    else if (c === 117) {
+      const hex = data.slice(i + 2, i + 6);
+      if (i + 6 > to || !/^[0-9a-fA-F]{4}$/.test(hex)) return undefined;
+      ch = String.fromCharCode(parseInt(hex, 16));
+      i += 4;
+    } else return undefined;
+    out += ch;
+    i++;
+    start = i + 1;
+  }
+  return out + data.slice(start, to);
 }

@@ -48,7 +48,7 @@ function agree(scanned: unknown, data: string, earlier: unknown[]): boolean {
 
 // Strings with what JSON escapes (quotes, backslashes, control characters), CJK, emoji and lone surrogates.
 const str = fc.string({
-  unit: fc.constantFrom('a', 'Z', ' ', '你', '好', '😀', '\ud800', '\n', '\t', '\u0001', '"', '\\', '/', 'é', '\u2028'),
+  unit: fc.constantFrom('a', 'Z', ' ', '你', '😀', '\ud800', '\n', '\t', '\r', '\b', '\f', '\u0001', '"', '\\', '/', 'é', '\u2028'),
   maxLength: 20,
 });
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
