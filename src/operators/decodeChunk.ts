@@ -187,7 +187,8 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
               const chunk = decode(event.data, scanner);
               if (typeof chunk.id === 'string') chunk.id = cleanId(chunk.id);
               if (typeof chunk.model === 'string') chunk.model = cleanModel(chunk.model);
-              if (typeof chunk.system_fingerprint === 'string') chunk.system_fingerprint = cleanFingerprint(chunk.system_fingerprint);
+              if (typeof chunk.system_fingerprint === 'string')
+                chunk.system_fingerprint = cleanFingerprint(chunk.system_fingerprint);
               ends.note(chunk.choices);
               if (!usageSeen && chunk.usage != null) usageSeen = true;
               subscriber.next(chunk);

@@ -15,7 +15,8 @@ import { redactSecrets } from '../../src/core/redactSecrets';
 import type { SseEvent } from '../../src/core/types';
 
 const HEAD = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767867407,"model":"kimi-k2","choices":';
-const text = (content: string) => `${HEAD}[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}`;
+const text = (content: string) =>
+  `${HEAD}[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}`;
 
 /** The plain path's chunk: JSON.parse, then the schema (undefined when either refuses). */
 function plain(data: string): unknown {
@@ -48,12 +49,35 @@ function agree(scanned: unknown, data: string, earlier: unknown[]): boolean {
 
 // Strings with what JSON escapes (quotes, backslashes, control characters), CJK, emoji and lone surrogates.
 const str = fc.string({
-  unit: fc.constantFrom('a', 'Z', ' ', '你', '😀', '\ud800', '\n', '\t', '\r', '\b', '\f', '\u0001', '"', '\\', '/', 'é', '\u2028'),
+  unit: fc.constantFrom(
+    'a',
+    'Z',
+    ' ',
+    '你',
+    '😀',
+    '\ud800',
+    '\n',
+    '\t',
+    '\r',
+    '\b',
+    '\f',
+    '\u0001',
+    '"',
+    '\\',
+    '/',
+    'é',
+    '\u2028',
+  ),
   maxLength: 20,
 });
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const nullable = <T>(arb: fc.Arbitrary<T>) => fc.oneof(arb, fc.constant(null));
-const index = fc.oneof({ weight: 5, arbitrary: fc.nat(3) }, fc.constant(1_000_000_000), fc.constant(-1), fc.constant(0.5));
+const index = fc.oneof(
+  { weight: 5, arbitrary: fc.nat(3) },
+  fc.constant(1_000_000_000),
+  fc.constant(-1),
+  fc.constant(0.5),
+);
 const fragment = fc.record(
   {
     index,
@@ -104,7 +128,10 @@ const head = fc.record(
 const chunk = fc
   .tuple(
     head,
-    fc.oneof({ weight: 8, arbitrary: fc.array(choice, { minLength: 1, maxLength: 1 }) }, fc.array(choice, { maxLength: 2 })),
+    fc.oneof(
+      { weight: 8, arbitrary: fc.array(choice, { minLength: 1, maxLength: 1 }) },
+      fc.array(choice, { maxLength: 2 }),
+    ),
     maybe(fc.record({ obfuscation: str }, { requiredKeys: ['obfuscation'] })),
     fc.boolean(),
   )
@@ -136,7 +163,11 @@ const mutated = (arb: fc.Arbitrary<string>) =>
     .tuple(
       arb,
       fc.array(
-        fc.tuple(fc.nat(), fc.nat(2), fc.constantFrom('"', '\\', ',', '}', ']', '{', '[', ':', '0', '1', 'n', ' ', '\n', 'x')),
+        fc.tuple(
+          fc.nat(),
+          fc.nat(2),
+          fc.constantFrom('"', '\\', ',', '}', ']', '{', '[', ':', '0', '1', 'n', ' ', '\n', 'x'),
+        ),
         { minLength: 1, maxLength: 3 },
       ),
     )
@@ -144,12 +175,22 @@ const mutated = (arb: fc.Arbitrary<string>) =>
       let out = data;
       for (const [where, how, ch] of edits) {
         const at = where % (out.length + 1);
-        out = how === 0 ? out.slice(0, at) + ch + out.slice(at) : how === 1 ? out.slice(0, at) + out.slice(at + 1) : out.slice(0, at) + ch + out.slice(at + 1);
+        out =
+          how === 0
+            ? out.slice(0, at) + ch + out.slice(at)
+            : how === 1
+              ? out.slice(0, at) + out.slice(at + 1)
+              : out.slice(0, at) + ch + out.slice(at + 1);
       }
       return out;
     });
 const stream = fc.array(
-  fc.oneof({ weight: 6, arbitrary: common }, { weight: 2, arbitrary: chunk }, { weight: 2, arbitrary: mutated(common) }, mutated(chunk)),
+  fc.oneof(
+    { weight: 6, arbitrary: common },
+    { weight: 2, arbitrary: chunk },
+    { weight: 2, arbitrary: mutated(common) },
+    mutated(chunk),
+  ),
   { minLength: 1, maxLength: 12 },
 );
 
