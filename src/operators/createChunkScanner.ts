@@ -25,6 +25,8 @@ const MAX_DIGITS = 9;
 const MIN_SLICED = 13;
 /** Chunks that must come through the ordinary path before the scanner gives up on a stream that never matches. */
 const GIVE_UP_AFTER = 16;
+/** New heads and tails learned at most per stream (one that changes on every chunk makes the scanner cost more). */
+const MAX_LEARNED = 8;
 
 // Delta fields the scanner reads (a bit each, to refuse a repeated key): the rest of a delta takes the ordinary path.
 const ROLE = 1;
@@ -33,9 +35,17 @@ const REASONING_CONTENT = 4;
 const REASONING = 8;
 const TOOL_CALLS = 16;
 
+/**
+ * `data` has `text` at `at`. `lastIndexOf` from `at` compares at `at` first, as a block (several times faster than a
+ * character loop or `startsWith` with a position, which V8 never inlines), and a miss is rare: the chunk is then
+ * parsed whole anyway.
+ */
+const has = (data: string, at: number, text: string): boolean => data.lastIndexOf(text, at) === at;
+
 // Scratch results of the readers below (they return the index after what they read, or -1).
 let value: unknown;
 let digits = 0;
+let end = 0;
 
 /**
  * Creates the chunk scanner of `decodeChunk`: for the chunk every OpenAI-compatible provider streams —
@@ -48,25 +58,28 @@ let digits = 0;
  * every chunk of an answer) as they were parsed and validated the first time, instead of parsing and validating the
  * whole chunk again.
  *
- * 1. The text before `"choices":[` (the head) is parsed once as `head + '[]}'` and checked with `matchesChunkShape`;
- *    it is remembered only when every one of its values is a string, number, boolean or `null` (nothing to share
- *    between chunks) and it has no `error`. A later chunk starting with the same text reuses it.
- * 2. The choices must be one choice `{"index":N,"delta":{…},["logprobs":null,]"finish_reason":null}`, its delta the
- *    fields `role`, `content`, `reasoning_content`, `reasoning` (each a string or `null`) and `tool_calls` (one
- *    argument fragment `[{"index":N,"function":{"arguments":"…"}}]`), each at most once, with no whitespace; `choices`
- *    the last member. Such a chunk matches the `ChatCompletionChunk` schema by construction.
+ * 1. The text before `"choices":[` (the head) and after its `]` (the tail) are parsed once, as one chunk with a
+ *    sentinel for `choices`, and checked with `matchesChunkShape`; they are remembered only when the sentinel is the
+ *    chunk's `choices`, every other value is a string, number, boolean or `null` (nothing to share between chunks)
+ *    and there is no `error`. A later chunk with the same head and tail reuses them. A stream whose head or tail
+ *    changes on every chunk (a per-chunk field) stops being learned after {@link MAX_LEARNED} of them.
+ * 2. The choices must be one choice `{"index":N,"delta":{…}[,"logprobs":null][,"finish_reason":null]}`, its delta
+ *    the fields `role`, `content`, `reasoning_content`, `reasoning` (each a string or `null`) and `tool_calls` (one
+ *    argument fragment `[{"index":N,"function":{"arguments":"…"}}]`), each at most once, with no whitespace. Such a
+ *    chunk matches the `ChatCompletionChunk` schema by construction.
  * 3. Strings long enough that a slice would keep the event text alive are read by `JSON.parse` of their literal;
  *    shorter ones are sliced, their escapes replaced here. A control character or a bad escape refuses the chunk
  *    (`JSON.parse` reports it).
  * 4. Anything else is `undefined`. After {@link GIVE_UP_AFTER} chunks without one match, the scanner stops trying.
  *
- * @returns A scanner for one stream (it remembers the stream's head).
+ * @returns A scanner for one stream (it remembers the stream's head and tail).
  */
 export function createChunkScanner(): ChunkScanner {
   let head: string | undefined; // the validated text before the choices' `[`
-  let top: Json | undefined; // its fields, parsed (with `choices: []`)
+  let tail = ''; // the validated text after the choices' `]`
+  let top: Json | undefined; // the fields of both, parsed (with `choices: []`)
   let shape = GENERIC; // how a chunk is built from `top`
-  let rejected: string | undefined; // the last head refused: not parsed again
+  let learned = 0;
   let hits = 0;
   let misses = 0;
   let stopped = false;
@@ -76,40 +89,38 @@ export function createChunkScanner(): ChunkScanner {
     return undefined;
   };
 
-  /** Parses and checks a new head; true if it can be reused. */
-  const learn = (text: string): boolean => {
-    if (text === rejected) return false;
-    let probe: unknown;
-    try {
-      probe = JSON.parse(`${text}[]}`);
-    } catch {
-      probe = undefined;
-    }
-    if (isReusableHead(probe)) {
-      head = text;
-      top = probe;
-      shape = shapeOf(probe);
-      return true;
-    }
-    rejected = text;
-    return false;
+  /** Parses and checks a new head and tail; true if they can be reused. */
+  const learn = (before: string, after: string): boolean => {
+    if (learned >= MAX_LEARNED) return false; // a field that changes on every chunk: the ordinary path is cheaper
+    learned++;
+    const probe = probeOf(before, after);
+    if (probe === undefined) return false;
+    head = before;
+    tail = after;
+    top = probe;
+    shape = shapeOf(probe);
+    return true;
   };
 
   return {
     scan(data) {
       if (stopped) return undefined;
       let at: number;
-      let fresh: string | undefined;
-      if (head !== undefined && data.startsWith(head)) at = head.length;
-      else {
+      let known = false;
+      if (head !== undefined && has(data, 0, head)) {
+        at = head.length;
+        known = true;
+      } else {
         const found = data.indexOf(CHOICES);
         if (found === -1) return miss();
         at = found + CHOICES.length - 1;
-        fresh = data.slice(0, at);
       }
       const choices = readChoices(data, at);
       if (choices === undefined) return miss();
-      if (fresh !== undefined && !learn(fresh)) return miss();
+      const after = end;
+      if (!(known && data.length - after === tail.length && data.endsWith(tail))) {
+        if (!learn(data.slice(0, at), data.slice(after))) return miss();
+      }
       hits++;
       const t = top!;
       // The usual heads as literals (one hidden class each, as the consumers downstream like); any other by a copy.
@@ -130,6 +141,16 @@ export function createChunkScanner(): ChunkScanner {
           system_fingerprint: t['system_fingerprint'],
           choices,
         } as ChatCompletionChunk;
+      if (shape === DEEPSEEK)
+        return {
+          id: t['id'],
+          object: t['object'],
+          created: t['created'],
+          model: t['model'],
+          system_fingerprint: t['system_fingerprint'],
+          choices,
+          usage: t['usage'],
+        } as ChatCompletionChunk;
       const chunk: Json = { ...t };
       chunk['choices'] = choices;
       return chunk as ChatCompletionChunk;
@@ -137,52 +158,74 @@ export function createChunkScanner(): ChunkScanner {
   };
 }
 
+/**
+ * The fields of a chunk `before + choices + after`, parsed and checked, with `choices: []`; `undefined` unless the
+ * choices' place is the chunk's (top-level, last) `choices` member, every other field a primitive, no `error`, and
+ * the schema accepts it. Two sentinels tell the place: a repeated `choices` key elsewhere would win over one of them.
+ */
+function probeOf(before: string, after: string): Json | undefined {
+  let probe: unknown;
+  try {
+    if ((JSON.parse(`${before}-2${after}`) as Json | null)?.['choices'] !== -2) return undefined;
+    probe = JSON.parse(`${before}-1${after}`);
+  } catch {
+    return undefined;
+  }
+  if (typeof probe !== 'object' || probe === null || (probe as Json)['choices'] !== -1) return undefined;
+  const fields = probe as Json;
+  fields['choices'] = [];
+  if (!matchesChunkShape(fields)) return undefined;
+  for (const key of Object.keys(fields)) {
+    const field = fields[key];
+    if (key === 'choices') continue;
+    if (key === 'error' && field !== null) return undefined;
+    if (typeof field === 'object' && field !== null) return undefined;
+  }
+  return fields;
+}
+
 const GENERIC = 0;
 const PLAIN = 1;
 const FINGERPRINTED = 2;
+const DEEPSEEK = 3;
 const PLAIN_KEYS = 'id,object,created,model,choices';
 const FINGERPRINTED_KEYS = 'id,object,created,model,system_fingerprint,choices';
+const DEEPSEEK_KEYS = 'id,object,created,model,system_fingerprint,choices,usage';
 
 /** Which literal builds a chunk with the keys of `top`, in their order. */
 function shapeOf(top: Json): number {
   const keys = Object.keys(top).join(',');
-  return keys === PLAIN_KEYS ? PLAIN : keys === FINGERPRINTED_KEYS ? FINGERPRINTED : GENERIC;
+  if (keys === PLAIN_KEYS) return PLAIN;
+  if (keys === FINGERPRINTED_KEYS) return FINGERPRINTED;
+  return keys === DEEPSEEK_KEYS ? DEEPSEEK : GENERIC;
 }
 
-/** A parsed head: a chunk whose every field is a primitive, `choices` empty, no `error`. */
-function isReusableHead(probe: unknown): probe is Json {
-  if (!matchesChunkShape(probe)) return false;
-  const fields = probe as Json;
-  for (const key of Object.keys(fields)) {
-    const field = fields[key];
-    if (key === 'choices') continue;
-    if (key === 'error' && field !== null) return false;
-    if (typeof field === 'object' && field !== null) return false;
-  }
-  const choices = fields['choices'];
-  return Array.isArray(choices) && choices.length === 0;
-}
-
-/** The choices array at `at` (its `[`) followed by the chunk's closing `}` and nothing else; else `undefined`. */
+/** The choices array at `at` (its `[`); the index after its `]` in `end`. `undefined` if not the common shape. */
 function readChoices(data: string, at: number): unknown[] | undefined {
-  if (!data.startsWith('[{"index":', at)) return undefined;
+  if (!has(data, at, '[{"index":')) return undefined;
   at = readIndex(data, at + 10);
   if (at === -1) return undefined;
   const index = digits;
-  if (!data.startsWith(',"delta":{', at)) return undefined;
+  if (!has(data, at, ',"delta":{')) return undefined;
   const delta: Json = {};
   at = readDelta(data, at + 10, delta);
   if (at === -1) return undefined;
   let logprobs = false;
-  if (data.startsWith(',"logprobs":null', at)) {
+  if (has(data, at, ',"logprobs":null')) {
     logprobs = true;
     at += 16;
   }
-  if (!data.startsWith(',"finish_reason":null}]}', at) || at + 24 !== data.length) return undefined;
-  const choice = logprobs
-    ? { index, delta, logprobs: null, finish_reason: null }
-    : { index, delta, finish_reason: null };
-  return [choice];
+  let finish = false;
+  if (has(data, at, ',"finish_reason":null')) {
+    finish = true;
+    at += 21;
+  }
+  if (!has(data, at, '}]')) return undefined;
+  end = at + 2;
+  // One literal per shape: the keys in the order of the text.
+  if (finish)
+    return [logprobs ? { index, delta, logprobs: null, finish_reason: null } : { index, delta, finish_reason: null }];
+  return [logprobs ? { index, delta, logprobs: null } : { index, delta }];
 }
 
 /** Reads the delta's members from `at` (after its `{`) into `delta`; the index after its `}`, or -1. */
@@ -192,11 +235,11 @@ function readDelta(data: string, at: number, delta: Json): number {
   for (;;) {
     let key: string;
     let bit: number;
-    if (data.startsWith('"content":', at)) {
+    if (has(data, at, '"content":')) {
       key = 'content';
       bit = CONTENT;
       at += 10;
-    } else if (data.startsWith('"tool_calls":', at)) {
+    } else if (has(data, at, '"tool_calls":')) {
       if ((seen & TOOL_CALLS) !== 0) return -1;
       seen |= TOOL_CALLS;
       at = readToolCallFragment(data, at + 13);
@@ -204,15 +247,15 @@ function readDelta(data: string, at: number, delta: Json): number {
       delta['tool_calls'] = value;
       key = '';
       bit = 0;
-    } else if (data.startsWith('"reasoning_content":', at)) {
+    } else if (has(data, at, '"reasoning_content":')) {
       key = 'reasoning_content';
       bit = REASONING_CONTENT;
       at += 20;
-    } else if (data.startsWith('"role":', at)) {
+    } else if (has(data, at, '"role":')) {
       key = 'role';
       bit = ROLE;
       at += 7;
-    } else if (data.startsWith('"reasoning":', at)) {
+    } else if (has(data, at, '"reasoning":')) {
       key = 'reasoning';
       bit = REASONING;
       at += 12;
@@ -233,13 +276,13 @@ function readDelta(data: string, at: number, delta: Json): number {
 
 /** Reads `[{"index":N,"function":{"arguments":"…"}}]` at `at` into `value`; the index after it, or -1. */
 function readToolCallFragment(data: string, at: number): number {
-  if (!data.startsWith('[{"index":', at)) return -1;
+  if (!has(data, at, '[{"index":')) return -1;
   at = readIndex(data, at + 10);
   if (at === -1) return -1;
   const index = digits;
-  if (!data.startsWith(',"function":{"arguments":', at)) return -1;
+  if (!has(data, at, ',"function":{"arguments":')) return -1;
   at = readString(data, at + 25);
-  if (at === -1 || !data.startsWith('}}]', at)) return -1;
+  if (at === -1 || !has(data, at, '}}]')) return -1;
   value = [{ index, function: { arguments: value } }];
   return at + 3;
 }
@@ -261,7 +304,7 @@ function readIndex(data: string, at: number): number {
 
 /** Reads `null` or a string literal at `at` into `value`. */
 function readNullableString(data: string, at: number): number {
-  if (data.startsWith('null', at)) {
+  if (has(data, at, 'null')) {
     value = null;
     return at + 4;
   }

@@ -205,6 +205,8 @@ describe('createChunkScanner', () => {
       `${HEAD}[{"index":0,"delta":{"content":null,"reasoning_content":"think"},"logprobs":null,"finish_reason":null}]}`,
       `${HEAD}[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"q\\":"}}]},"finish_reason":null}]}`,
       `${HEAD}[{"index":2,"delta":{},"finish_reason":null}]}`,
+      `${HEAD}[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}],"usage":null}`, // DeepSeek
+      `${HEAD}[{"index":0,"delta":{"reasoning_content":"y"}}],"system_fingerprint":"fp"}`, // xAI
     ];
     const earlier: unknown[] = [];
     for (const data of datas) {
@@ -219,14 +221,15 @@ describe('createChunkScanner', () => {
     expect(scanner.scan(text('x'))).toBeDefined();
     for (const data of [
       `${HEAD}[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}`, // a finish reason
-      `${HEAD}[{"index":0,"delta":{"content":"x"},"finish_reason":null}],"usage":null}`, // a field after choices
+      `${HEAD}[{"index":0,"delta":{"content":"x"},"finish_reason":null}],"usage":{"total_tokens":1}}`, // an object
+      `${HEAD}[{"index":0,"delta":{"content":"x"},"finish_reason":null}],"choices":[]}`, // choices again, last wins
+      `${HEAD}[{"index":0,"delta":{"content":"x"},"finish_reason":null}],"ch\u006fices":[]}`, // the same, escaped
       `${HEAD}[{"index":0,"delta":{"content":"x","content":"y"},"finish_reason":null}]}`, // a repeated key
       `${HEAD}[{"index":0,"delta":{"content":"x","x":1},"finish_reason":null}]}`, // an unknown delta field
       `${HEAD}[{"index":01,"delta":{"content":"x"},"finish_reason":null}]}`, // not JSON
       `${HEAD}[{"index":0,"delta":{"content":"x\u0001"},"finish_reason":null}]}`, // a raw control character
       `${HEAD}[{"index":0,"delta":{"content":"x\\"},"finish_reason":null}]}`, // an unterminated string
       `${HEAD}[{"index":0,"delta":{"content":"\\x"},"finish_reason":null}]}`, // a bad escape
-      `${HEAD}[{"index":0,"delta":{"content":"x"},"finish_reason":null}]} `, // trailing space
       `{"id":{"a":1},"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}`, // an object in the head
       `{"error":"e","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}`, // an error
       `{"id":1,"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}`, // a head the schema refuses
