@@ -46,6 +46,15 @@ const has = (data: string, at: number, text: string): boolean => data.lastIndexO
 let value: unknown;
 let digits = 0;
 let end = 0;
+// What the last readChoices saw, for a template: the kind of its delta's one string member (0: not one), where that
+// string starts, and the choice's index, tool-call index and optional members.
+let single = 0;
+let singleAt = 0;
+let singleEnd = 0;
+let choiceIndex = 0;
+let toolIndex = 0;
+let withLogprobs = false;
+let withFinish = false;
 
 /**
  * Creates the chunk scanner of `decodeChunk`: for the chunk every OpenAI-compatible provider streams —
@@ -84,6 +93,15 @@ export function createChunkScanner(): ChunkScanner {
   let misses = 0;
   let stopped = false;
 
+  // The template: the whole text of the last chunk but its one string (before: `prefix`, after: `suffix`).
+  let prefix: string | undefined;
+  let suffix = '';
+  let kind = 0;
+  let index = 0;
+  let call = 0;
+  let logprobs = false;
+  let finish = false;
+
   const miss = (): undefined => {
     if (++misses >= GIVE_UP_AFTER && hits === 0) stopped = true;
     return undefined;
@@ -95,16 +113,66 @@ export function createChunkScanner(): ChunkScanner {
     learned++;
     const probe = probeOf(before, after);
     if (probe === undefined) return false;
-    head = before;
-    tail = after;
+    head = copyOf(before);
+    tail = copyOf(after);
+    prefix = undefined; // a template holds the fields of the head and tail it was made with
     top = probe;
     shape = shapeOf(probe);
     return true;
   };
 
+  const chunkOf = (choices: unknown[]): ChatCompletionChunk => {
+    const t = top!;
+    // The usual heads as literals (one hidden class each, as the consumers downstream like); any other by a copy.
+    if (shape === PLAIN)
+      return {
+        id: t['id'],
+        object: t['object'],
+        created: t['created'],
+        model: t['model'],
+        choices,
+      } as ChatCompletionChunk;
+    if (shape === FINGERPRINTED)
+      return {
+        id: t['id'],
+        object: t['object'],
+        created: t['created'],
+        model: t['model'],
+        system_fingerprint: t['system_fingerprint'],
+        choices,
+      } as ChatCompletionChunk;
+    if (shape === DEEPSEEK)
+      return {
+        id: t['id'],
+        object: t['object'],
+        created: t['created'],
+        model: t['model'],
+        system_fingerprint: t['system_fingerprint'],
+        choices,
+        usage: t['usage'],
+      } as ChatCompletionChunk;
+    const chunk: Json = { ...t };
+    chunk['choices'] = choices;
+    return chunk as ChatCompletionChunk;
+  };
+
   return {
     scan(data) {
       if (stopped) return undefined;
+      if (prefix !== undefined && has(data, 0, prefix)) {
+        // Everything but the one string as in the last chunk: two block compares and the string.
+        const after = readString(data, prefix.length);
+        if (after !== -1 && data.length - after === suffix.length && has(data, after, suffix)) {
+          hits++;
+          const delta: Json =
+            kind === CONTENT
+              ? { content: value }
+              : kind === REASONING_CONTENT
+                ? { reasoning_content: value }
+                : { tool_calls: [{ index: call, function: { arguments: value } }] };
+          return chunkOf(choicesOf(index, delta, logprobs, finish));
+        }
+      }
       let at: number;
       let known = false;
       if (head !== undefined && has(data, 0, head)) {
@@ -122,38 +190,17 @@ export function createChunkScanner(): ChunkScanner {
         if (!learn(data.slice(0, at), data.slice(after))) return miss();
       }
       hits++;
-      const t = top!;
-      // The usual heads as literals (one hidden class each, as the consumers downstream like); any other by a copy.
-      if (shape === PLAIN)
-        return {
-          id: t['id'],
-          object: t['object'],
-          created: t['created'],
-          model: t['model'],
-          choices,
-        } as ChatCompletionChunk;
-      if (shape === FINGERPRINTED)
-        return {
-          id: t['id'],
-          object: t['object'],
-          created: t['created'],
-          model: t['model'],
-          system_fingerprint: t['system_fingerprint'],
-          choices,
-        } as ChatCompletionChunk;
-      if (shape === DEEPSEEK)
-        return {
-          id: t['id'],
-          object: t['object'],
-          created: t['created'],
-          model: t['model'],
-          system_fingerprint: t['system_fingerprint'],
-          choices,
-          usage: t['usage'],
-        } as ChatCompletionChunk;
-      const chunk: Json = { ...t };
-      chunk['choices'] = choices;
-      return chunk as ChatCompletionChunk;
+      if (single !== 0) {
+        // A template for the chunks to come: the text before and after the delta's one string.
+        prefix = copyOf(data.slice(0, singleAt));
+        suffix = copyOf(data.slice(singleEnd));
+        kind = single;
+        index = choiceIndex;
+        call = toolIndex;
+        logprobs = withLogprobs;
+        finish = withFinish;
+      }
+      return chunkOf(choices);
     },
   };
 }
@@ -192,6 +239,12 @@ const PLAIN_KEYS = 'id,object,created,model,choices';
 const FINGERPRINTED_KEYS = 'id,object,created,model,system_fingerprint,choices';
 const DEEPSEEK_KEYS = 'id,object,created,model,system_fingerprint,choices,usage';
 
+/**
+ * A copy of `text` that does not keep alive the string it was sliced from (a network read's text can be 64 KB): a
+ * cons string, flattened by `slice` into a new string of its own.
+ */
+const copyOf = (text: string): string => `${text} `.slice(0, -1);
+
 /** Which literal builds a chunk with the keys of `top`, in their order. */
 function shapeOf(top: Json): number {
   const keys = Object.keys(top).join(',');
@@ -210,6 +263,7 @@ function readChoices(data: string, at: number): unknown[] | undefined {
   const delta: Json = {};
   at = readDelta(data, at + 10, delta);
   if (at === -1) return undefined;
+  choiceIndex = index;
   let logprobs = false;
   if (has(data, at, ',"logprobs":null')) {
     logprobs = true;
@@ -222,7 +276,13 @@ function readChoices(data: string, at: number): unknown[] | undefined {
   }
   if (!has(data, at, '}]')) return undefined;
   end = at + 2;
-  // One literal per shape: the keys in the order of the text.
+  withLogprobs = logprobs;
+  withFinish = finish;
+  return choicesOf(index, delta, logprobs, finish);
+}
+
+/** One choice in an array, one literal per shape: the keys in the order of the text. */
+function choicesOf(index: number, delta: Json, logprobs: boolean, finish: boolean): unknown[] {
   if (finish)
     return [logprobs ? { index, delta, logprobs: null, finish_reason: null } : { index, delta, finish_reason: null }];
   return [logprobs ? { index, delta, logprobs: null } : { index, delta }];
@@ -231,8 +291,12 @@ function readChoices(data: string, at: number): unknown[] | undefined {
 /** Reads the delta's members from `at` (after its `{`) into `delta`; the index after its `}`, or -1. */
 function readDelta(data: string, at: number, delta: Json): number {
   let seen = 0;
+  let members = 0;
+  single = 0;
   if (data.charCodeAt(at) === CLOSE_BRACE) return at + 1;
   for (;;) {
+    members++;
+    if (members === 2) single = 0;
     let key: string;
     let bit: number;
     if (has(data, at, '"content":')) {
@@ -245,6 +309,7 @@ function readDelta(data: string, at: number, delta: Json): number {
       at = readToolCallFragment(data, at + 13);
       if (at === -1) return -1;
       delta['tool_calls'] = value;
+      if (members === 1) single = TOOL_CALLS;
       key = '';
       bit = 0;
     } else if (has(data, at, '"reasoning_content":')) {
@@ -263,9 +328,15 @@ function readDelta(data: string, at: number, delta: Json): number {
     if (bit !== 0) {
       if ((seen & bit) !== 0) return -1;
       seen |= bit;
+      const from = at;
       at = readNullableString(data, at);
       if (at === -1) return -1;
       delta[key] = value;
+      if (members === 1 && value !== null && (bit === CONTENT || bit === REASONING_CONTENT)) {
+        single = bit;
+        singleAt = from;
+        singleEnd = at;
+      }
     }
     const next = data.charCodeAt(at);
     if (next === CLOSE_BRACE) return at + 1;
@@ -281,7 +352,10 @@ function readToolCallFragment(data: string, at: number): number {
   if (at === -1) return -1;
   const index = digits;
   if (!has(data, at, ',"function":{"arguments":')) return -1;
+  toolIndex = index;
+  singleAt = at + 25;
   at = readString(data, at + 25);
+  singleEnd = at;
   if (at === -1 || !has(data, at, '}}]')) return -1;
   value = [{ index, function: { arguments: value } }];
   return at + 3;

@@ -216,6 +216,24 @@ describe('createChunkScanner', () => {
     }
   });
 
+  it('a chunk like the last one but for its string reuses nothing of a head learned since (found by the fuzzer)', () => {
+    const scanner = createChunkScanner();
+    const other = HEAD.replace('kimi-k2', 'kimi-k3');
+    const reasoning = (top: string) =>
+      `${top}[{"index":1,"delta":{"reasoning_content":""},"logprobs":null,"finish_reason":null}]}`;
+    const datas = [
+      reasoning(HEAD),
+      `${other}[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
+      reasoning(HEAD),
+    ];
+    const earlier: unknown[] = [];
+    for (const data of datas) {
+      const scanned = scanner.scan(data);
+      expect(agree(scanned, data, earlier)).toBe(true);
+      earlier.push(scanned);
+    }
+  });
+
   it('leaves everything else to the plain path', () => {
     const scanner = createChunkScanner();
     expect(scanner.scan(text('x'))).toBeDefined();
