@@ -2,6 +2,7 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import { createOperatorSubscriber } from '../core/createOperatorSubscriber.js';
 import { ConfigError, StreamProtocolError } from '../core/errors.js';
 import { createChoiceEnds } from './createChoiceEnds.js';
+import { createChunkScanner, type ChunkScanner } from './createChunkScanner.js';
 import { createRepeatRedactor } from './createRepeatRedactor.js';
 import { matchesChunkShape } from './matchesChunkShape.js';
 import { redactSecrets } from '../core/redactSecrets.js';
@@ -109,7 +110,9 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
     );
   const snippet = (text: string): string => truncate(redactSecrets(text, secrets), maxSnippet);
 
-  const decode = (data: string): ChatCompletionChunk => {
+  const decode = (data: string, scanner: ChunkScanner): ChatCompletionChunk => {
+    const scanned = scanner.scan(data);
+    if (scanned !== undefined) return scanned; // validated by construction; no usage to lift (its head has none)
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -165,6 +168,7 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
       let count = 0;
       const ends = createChoiceEnds();
       let usageSeen = false;
+      const scanner = createChunkScanner();
       // An upstream may echo the key it was sent in the strings a server passes on: scrubbed once per distinct value.
       const cleanId = createRepeatRedactor(secrets);
       const cleanModel = createRepeatRedactor(secrets);
@@ -180,10 +184,11 @@ export function decodeChunk(config: DecodeChunkConfig = {}): OperatorFunction<Ss
                 return;
               }
               count++;
-              const chunk = decode(event.data);
+              const chunk = decode(event.data, scanner);
               if (typeof chunk.id === 'string') chunk.id = cleanId(chunk.id);
               if (typeof chunk.model === 'string') chunk.model = cleanModel(chunk.model);
-              if (typeof chunk.system_fingerprint === 'string') chunk.system_fingerprint = cleanFingerprint(chunk.system_fingerprint);
+              if (typeof chunk.system_fingerprint === 'string')
+                chunk.system_fingerprint = cleanFingerprint(chunk.system_fingerprint);
               ends.note(chunk.choices);
               if (!usageSeen && chunk.usage != null) usageSeen = true;
               subscriber.next(chunk);
