@@ -53,6 +53,8 @@ async function checkFile(bytes: Uint8Array): Promise<{ failures: string[]; frame
     outputs.forEach((value, position) => {
       frames++;
       const json = stringifyValue(value) ?? 'null';
+      // The logged text itself is JSON.stringify's (both frames below are made of it, so they cannot tell).
+      if (json !== (JSON.stringify(value) ?? 'null')) failures.push(`${chunking.name}: logged JSON ${position} differs from JSON.stringify`);
       if (SSE_WIRE.encode(loggedFrame(json, 'stream', position)) !== formatSseEvent(serverSentEvent({ id: streamEventId.of('stream', position), data: json }))) {
         failures.push(`${chunking.name}: resumable SSE frame ${position} differs`);
       }

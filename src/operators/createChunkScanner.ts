@@ -209,16 +209,18 @@ export function createChunkScanner(): ChunkScanner {
  * The fields of a chunk `before + choices + after`, parsed and checked, with `choices: []`; `undefined` unless the
  * choices' place is the chunk's (top-level, last) `choices` member, every other field a primitive, no `error`, and
  * the schema accepts it. Two sentinels tell the place: a repeated `choices` key elsewhere would win over one of them.
+ * The sentinels are literals (`false`, `true`), which no text after them can extend: a number would be (`-2` then
+ * `e0` or `.0` is still -2), and `after` would pass for valid although `[…]e0` is not JSON.
  */
 function probeOf(before: string, after: string): Json | undefined {
   let probe: unknown;
   try {
-    if ((JSON.parse(`${before}-2${after}`) as Json | null)?.['choices'] !== -2) return undefined;
-    probe = JSON.parse(`${before}-1${after}`);
+    if ((JSON.parse(`${before}false${after}`) as Json | null)?.['choices'] !== false) return undefined;
+    probe = JSON.parse(`${before}true${after}`);
   } catch {
     return undefined;
   }
-  if (typeof probe !== 'object' || probe === null || (probe as Json)['choices'] !== -1) return undefined;
+  if (typeof probe !== 'object' || probe === null || (probe as Json)['choices'] !== true) return undefined;
   const fields = probe as Json;
   fields['choices'] = [];
   if (!matchesChunkShape(fields)) return undefined;

@@ -1,3 +1,5 @@
+import { isPlainJsonObject } from './isPlainJsonObject.js';
+
 /** The keys of a `chat.completion.chunk` the template writes, in the order `toChatCompletionChunks` makes them. */
 const CHUNK_KEYS = ['id', 'object', 'created', 'model', 'choices'] as const;
 const CHOICE_KEYS = ['index', 'delta', 'finish_reason'] as const;
@@ -33,10 +35,11 @@ let head = { id: '', created: Number.NaN, model: '', text: '' };
  * anything else (tool calls, usage, logprobs, extension fields, other key orders)  →  JSON.stringify(value)
  * ```
  *
- * The template is taken only when the value is exactly that shape: those own keys in that order and no other
- * enumerable one (inherited ones included), string `id` and `model`, an integer `created` and `index`, one choice, a
- * `finish_reason` that is `null` or a string, delta fields that are strings, no `toJSON` — otherwise `JSON.stringify`
- * decides, so the result is always `JSON.stringify(value)`'s.
+ * The template is taken only when the value is exactly that shape: ordinary objects (not an array, not a boxed
+ * primitive: `isPlainJsonObject`), those own keys in that order and no other enumerable one (inherited ones included),
+ * string `id` and `model`, an integer `created` and `index`, one choice, a `finish_reason` that is `null` or a string,
+ * delta fields that are strings, no `toJSON` — otherwise `JSON.stringify` decides, so the result is always
+ * `JSON.stringify(value)`'s.
  *
  * @param value - Any value.
  * @returns Its JSON text, or `undefined` when it has none (as `JSON.stringify`).
@@ -47,10 +50,6 @@ export function stringifyCompletionChunk(value: unknown): string | undefined {
 }
 
 type Fields = Record<string, unknown>;
-
-/** An object `JSON.stringify` walks as its own enumerable keys: no `toJSON` (own or inherited). */
-const isPlain = (value: unknown): value is Fields =>
-  typeof value === 'object' && value !== null && (value as { toJSON?: unknown }).toJSON === undefined;
 
 /** Whether `for…in` gives exactly `keys`, in that order, each an own key (so `JSON.stringify` writes the same ones). */
 function hasExactly(value: Fields, keys: readonly string[]): boolean {
@@ -63,14 +62,14 @@ function hasExactly(value: Fields, keys: readonly string[]): boolean {
 }
 
 function completionChunkJson(value: unknown): string | undefined {
-  if (!isPlain(value) || !hasExactly(value, CHUNK_KEYS)) return undefined;
+  if (!isPlainJsonObject(value) || !hasExactly(value, CHUNK_KEYS)) return undefined;
   const { id, object, created, model, choices } = value;
   if (typeof id !== 'string' || object !== 'chat.completion.chunk' || !Number.isSafeInteger(created) || typeof model !== 'string') return undefined;
   if (!Array.isArray(choices) || choices.length !== 1 || (choices as { toJSON?: unknown }).toJSON !== undefined) return undefined;
   const choice: unknown = choices[0];
-  if (!isPlain(choice) || !hasExactly(choice, CHOICE_KEYS)) return undefined;
+  if (!isPlainJsonObject(choice) || !hasExactly(choice, CHOICE_KEYS)) return undefined;
   const { index, delta, finish_reason: finish } = choice;
-  if (!Number.isSafeInteger(index) || (finish !== null && typeof finish !== 'string') || !isPlain(delta)) return undefined;
+  if (!Number.isSafeInteger(index) || (finish !== null && typeof finish !== 'string') || !isPlainJsonObject(delta)) return undefined;
   let fields = '';
   for (const key in delta) {
     const name = deltaKey(key);

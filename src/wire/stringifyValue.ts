@@ -1,3 +1,5 @@
+import { isPlainJsonObject } from './isPlainJsonObject.js';
+
 /**
  * `JSON.stringify(value)`, with a template for the value the chat endpoints write most: a streamed contract chunk
  * `{"message":{"role":"assistant","content":…},"done":false,"index":…}`, written around `JSON.stringify(content)`
@@ -8,9 +10,10 @@
  * anything else                                                  →  JSON.stringify(value)
  * ```
  *
- * The template is taken only when the value is exactly that shape: those own keys in that order and no other
- * enumerable one (inherited ones included, and none standing in for a missing own one), a string `content`, an
- * integer `index`, no `toJSON` — otherwise `JSON.stringify` decides, so the result is always `JSON.stringify(value)`'s.
+ * The template is taken only when the value is exactly that shape: ordinary objects (not an array, not a boxed
+ * primitive: `isPlainJsonObject`), those own keys in that order and no other enumerable one (inherited ones included,
+ * and none standing in for a missing own one), a string `content`, an integer `index`, no `toJSON` — otherwise
+ * `JSON.stringify` decides, so the result is always `JSON.stringify(value)`'s.
  *
  * @param value - Any value.
  * @returns Its JSON text, or `undefined` when it has none (as `JSON.stringify`).
@@ -21,11 +24,12 @@ export function stringifyValue(value: unknown): string | undefined {
 }
 
 function textChunkJson(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const chunk = value as { message?: unknown; done?: unknown; index?: unknown; toJSON?: unknown };
-  if (chunk.done !== false || chunk.toJSON !== undefined) return undefined;
-  const message = chunk.message as { role?: unknown; content?: unknown; toJSON?: unknown } | null | undefined;
-  if (typeof message !== 'object' || message === null || message.toJSON !== undefined) return undefined;
+  // Ordinary objects only: an array with these keys is written as its elements, a boxed primitive as its value.
+  if (!isPlainJsonObject(value)) return undefined;
+  const chunk = value as { message?: unknown; done?: unknown; index?: unknown };
+  if (chunk.done !== false) return undefined;
+  const message = chunk.message;
+  if (!isPlainJsonObject(message)) return undefined;
   let keys = 0;
   for (const key in chunk) {
     // An own key each: an inherited one (which JSON.stringify skips) must not stand in for a missing own one.

@@ -166,7 +166,7 @@ const mutated = (arb: fc.Arbitrary<string>) =>
         fc.tuple(
           fc.nat(),
           fc.nat(2),
-          fc.constantFrom('"', '\\', ',', '}', ']', '{', '[', ':', '0', '1', 'n', ' ', '\n', 'x'),
+          fc.constantFrom('"', '\\', ',', '}', ']', '{', '[', ':', '0', '1', 'n', ' ', '\n', 'x', 'e', '.', '-'),
         ),
         { minLength: 1, maxLength: 3 },
       ),
@@ -255,6 +255,30 @@ describe('createChunkScanner', () => {
       `{"x":{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}}`, // choices not at the top level
     ]) {
       expect([data, scanner.scan(data)]).toEqual([data, undefined]);
+    }
+  });
+
+  it('refuses text after the choices that would extend a number put in their place (found in review)', async () => {
+    // The head and tail are checked by parsing them around a sentinel for the choices: a number sentinel (-2) followed
+    // by `e0` or `.0` is still that number, so the tail `e0}` of a chunk that is not JSON passed the check.
+    const choices = '[{"index":0,"delta":{"content":"x"},"finish_reason":null}]';
+    const bad = [
+      `${HEAD}${choices}e0}`,
+      `${HEAD}${choices}.0}`,
+      `${HEAD}${choices}E+00,"usage":null}`,
+      `${HEAD}${choices}.0e5}`,
+    ];
+    for (const data of bad) {
+      expect(() => JSON.parse(data)).toThrow(SyntaxError);
+      expect([data, createChunkScanner().scan(data)]).toEqual([data, undefined]);
+      // after a good chunk has taught the scanner the head (and a template)
+      const scanner = createChunkScanner();
+      expect(scanner.scan(text('a'))).toBeDefined();
+      expect([data, scanner.scan(data)]).toEqual([data, undefined]);
+      const events: SseEvent[] = [{ data: text('a') }, { data }, { data: '[DONE]' }];
+      await expect(lastValueFrom(from(events).pipe(decodeChunk(), toArray()))).rejects.toMatchObject({
+        code: 'malformed_json',
+      });
     }
   });
 

@@ -100,6 +100,36 @@ describe('stringifyCompletionChunk', () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => expect(stringifyCompletionChunk(value)).toBe(JSON.stringify(value))));
   });
 
+  it("an array or a boxed primitive where an object goes is JSON.stringify's (found in review)", () => {
+    // for…in sees an array's named keys (and nothing of an empty one or of a boxed number): JSON.stringify writes an
+    // array's elements and a boxed primitive's value, not the keys the template reads.
+    const fields = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm' };
+    const choice = { index: 0, delta: { content: 'x' }, finish_reason: null };
+    const cases: unknown[] = [
+      chunk([] as unknown as Record<string, unknown>),
+      chunk(Object.assign([], { content: 'x' }) as unknown as Record<string, unknown>),
+      chunk(Object(1) as Record<string, unknown>), // a boxed number
+      chunk(Object('') as Record<string, unknown>), // a boxed string
+      chunk(Object(false) as Record<string, unknown>), // a boxed boolean
+      { ...fields, choices: [Object.assign([], choice)] },
+      Object.assign([], { ...fields, choices: [choice] }),
+    ];
+    for (const value of cases) expect(stringifyCompletionChunk(value)).toBe(JSON.stringify(value));
+    // Anything (boxed values, null prototypes, sparse arrays…) in the place of the chunk, its choice or its delta.
+    const anything = fc.anything({ withBoxedValues: true, withNullPrototype: true, withSparseArray: true, withObjectString: true, withMap: true, withSet: true, withDate: true });
+    fc.assert(
+      fc.property(anything, fc.constantFrom(0, 1, 2), (odd, where) => {
+        const value: Record<string, unknown> = { ...fields, choices: [{ ...choice }] };
+        const first = (value['choices'] as Array<Record<string, unknown>>)[0]!;
+        if (where === 0) first['delta'] = odd;
+        else if (where === 1) value['choices'] = [odd];
+        const subject = where === 2 ? odd : value;
+        expect(stringifyCompletionChunk(subject)).toBe(JSON.stringify(subject));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it.each(FIXTURE_NAMES)('%s: the composed operators, split at random, give the frames of JSON.stringify', async (name) => {
     const bytes = new Uint8Array(readFixture(name));
     await fc.assert(

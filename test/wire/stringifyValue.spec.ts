@@ -32,6 +32,9 @@ describe('stringifyValue', () => {
       // an inherited key where an own one is missing: for…in sees it, JSON.stringify does not
       Object.assign(Object.create({ index: 1 }) as object, { message: { role: 'assistant', content: 'x' }, done: false }),
       { message: Object.assign(Object.create({ content: 'x' }) as object, { role: 'assistant' }), done: false, index: 1 },
+      // an array with the keys (for…in sees them; JSON.stringify writes the elements: none) — found in review
+      Object.assign([], textChunk('x', 1)),
+      { message: Object.assign([], { role: 'assistant', content: 'x' }), done: false, index: 1 },
       'text',
       null,
       [1, 2],
