@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ConfigError } from '../core/errors.js';
 import type { BreakerStore } from '../store/BreakerStore.js';
 import { BREAKER_TRIP_MEMORY_MS } from '../store/createMemoryBreakerStore.js';
+import { resolveRedisStoreConfig } from './resolveRedisStoreConfig.js';
 import { connectRedis } from './connectRedis.js';
 import type { RedisRateLimitStoreConfig } from './RedisRateLimitStoreConfig.js';
 
@@ -42,16 +42,8 @@ out[#out + 1] = ttl out[#out + 1] = redis.call('EXISTS', KEYS[i + 1]) out[#out +
  * @throws ConfigError for a missing URL or a setting out of range.
  */
 export function createRedisBreakerStore(config: RedisBreakerStoreConfig): BreakerStore {
-  if (typeof config.url !== 'string' || !/^rediss?:\/\//.test(config.url)) {
-    throw new ConfigError('createRedisBreakerStore: `url` must be a redis:// or rediss:// URL (e.g. process.env.CHATFLUX_REDIS_URL)');
-  }
-  const prefix = config.keyPrefix ?? 'cf:';
-  if (!/^[\w:.-]{0,32}$/.test(prefix)) throw new ConfigError('createRedisBreakerStore: `keyPrefix` is at most 32 characters of [A-Za-z0-9_:.-]');
-  const commandTimeoutMs = config.commandTimeoutMs ?? 250;
-  if (!Number.isSafeInteger(commandTimeoutMs) || commandTimeoutMs < 1) {
-    throw new ConfigError(`createRedisBreakerStore: \`commandTimeoutMs\` must be a whole number ≥ 1; got ${String(commandTimeoutMs)}`);
-  }
-  const connection = connectRedis({ url: config.url, commandTimeoutMs, maxReconnectDelayMs: 500, onError: config.onError ?? ((): void => undefined) });
+  const { url, prefix, commandTimeoutMs } = resolveRedisStoreConfig('createRedisBreakerStore', config, 250);
+  const connection = connectRedis({ url, commandTimeoutMs, maxReconnectDelayMs: 500, onError: config.onError ?? ((): void => undefined) });
   const keysOf = (name: string): [string, string, string] => {
     const tag = `${prefix}br:{${createHash('sha256').update(name, 'utf8').digest('base64url').slice(0, 22)}}`;
     return [`${tag}:open`, `${tag}:trip`, `${tag}:probe`];

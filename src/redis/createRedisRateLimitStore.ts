@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ConfigError } from '../core/errors.js';
 import { CONCURRENCY_RETRY_MS } from '../store/CONCURRENCY_RETRY_MS.js';
 import type { RateLimitDecision, RateLimitStore } from '../store/RateLimitStore.js';
+import { resolveRedisStoreConfig } from './resolveRedisStoreConfig.js';
 import { connectRedis } from './connectRedis.js';
 import { RATE_LIMIT_SCRIPTS } from './RATE_LIMIT_SCRIPTS.js';
 import type { RedisRateLimitStoreConfig } from './RedisRateLimitStoreConfig.js';
@@ -32,16 +32,8 @@ const num = (value: unknown): number => (typeof value === 'number' ? value : Num
  * @throws ConfigError for a missing URL or a setting out of range.
  */
 export function createRedisRateLimitStore(config: RedisRateLimitStoreConfig): RateLimitStore {
-  if (typeof config.url !== 'string' || !/^rediss?:\/\//.test(config.url)) {
-    throw new ConfigError('createRedisRateLimitStore: `url` must be a redis:// or rediss:// URL (e.g. process.env.CHATFLUX_REDIS_URL)');
-  }
-  const prefix = config.keyPrefix ?? 'cf:';
-  if (!/^[\w:.-]{0,32}$/.test(prefix)) throw new ConfigError('createRedisRateLimitStore: `keyPrefix` is at most 32 characters of [A-Za-z0-9_:.-]');
-  const commandTimeoutMs = config.commandTimeoutMs ?? 250;
-  if (!Number.isSafeInteger(commandTimeoutMs) || commandTimeoutMs < 1) {
-    throw new ConfigError(`createRedisRateLimitStore: \`commandTimeoutMs\` must be a whole number ≥ 1; got ${String(commandTimeoutMs)}`);
-  }
-  const connection = connectRedis({ url: config.url, commandTimeoutMs, maxReconnectDelayMs: 500, onError: config.onError ?? ((): void => undefined) });
+  const { url, prefix, commandTimeoutMs } = resolveRedisStoreConfig('createRedisRateLimitStore', config, 250);
+  const connection = connectRedis({ url, commandTimeoutMs, maxReconnectDelayMs: 500, onError: config.onError ?? ((): void => undefined) });
   const hash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22);
   /** rate, places, tpm, tpm of the model, budget, resv, resvx: one hash tag (one Cluster slot); never the key or model itself. */
   const keysOf = (client: string, model?: string): string[] => {

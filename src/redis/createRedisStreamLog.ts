@@ -13,6 +13,7 @@ import type { StreamReadConfig } from '../store/StreamReadConfig.js';
 import type { RedisStreamLogConfig } from './RedisStreamLogConfig.js';
 import { STREAM_LOG_SCRIPTS } from './STREAM_LOG_SCRIPTS.js';
 import { connectRedis, type RedisClient, type RedisReply } from './connectRedis.js';
+import { resolveRedisStoreConfig } from './resolveRedisStoreConfig.js';
 import { within } from './within.js';
 
 type Client = RedisClient;
@@ -82,12 +83,8 @@ interface Writer {
  * @throws ConfigError for a missing URL or a setting out of range.
  */
 export function createRedisStreamLog(config: RedisStreamLogConfig): StreamLog {
-  if (typeof config.url !== 'string' || !/^rediss?:\/\//.test(config.url)) {
-    throw new ConfigError('createRedisStreamLog: `url` must be a redis:// or rediss:// URL (e.g. process.env.CHATFLUX_REDIS_URL)');
-  }
+  const { prefix } = resolveRedisStoreConfig('createRedisStreamLog', config, 500);
   const settings = resolveStreamLogConfig(config);
-  const prefix = config.keyPrefix ?? 'cf:';
-  if (!/^[\w:.-]{0,32}$/.test(prefix)) throw new ConfigError('createRedisStreamLog: `keyPrefix` is at most 32 characters of [A-Za-z0-9_:.-]');
   const leaseMs = whole('leaseMs', config.leaseMs, 5000, 300);
   const commandTimeoutMs = whole('commandTimeoutMs', config.commandTimeoutMs, 500, 1);
   const maxQueuedValues = whole('maxQueuedValues', config.maxQueuedValues, 10_000, 1);
