@@ -1,4 +1,4 @@
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import type { UIMessage } from 'ai';
 import { createChatClient, type ChatClient } from '../../src/client/createChatClient';
 import type { LlmClientOutput } from '../../src/core/schemas';
 import type { ChatRequestLog } from '../../src/serve/ChatRequestLog';
@@ -7,6 +7,7 @@ import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { createChatHandlers } from '../../src/web/createChatHandlers';
 import { startNestApp, startExpressRouter } from '../nestjs/startNestApp';
 import { startHonoChat } from '../web/startHonoChat';
+import { rebuildUiMessage, validUiParts } from '../helpers/uiMessageParts';
 
 /**
  * The AI SDK's `POST /chat/ui` is the serving core's: Express's router, Nest's module (with and without Nest's body
@@ -33,30 +34,6 @@ const post = async (url: string, body: unknown, headers: Record<string, string> 
   return { status: res.status, type: res.headers.get('content-type'), protocol: res.headers.get('x-vercel-ai-ui-message-stream'), text: await res.text() };
 };
 
-/** The parts of a UI message stream, each checked with `ai`'s schema as `DefaultChatTransport` checks it. */
-const partsOf = async (sse: string): Promise<UIMessageChunk[]> => {
-  const parts: UIMessageChunk[] = [];
-  const stream = parseJsonEventStream({ stream: new Response(sse).body!, schema: uiMessageChunkSchema });
-  for await (const result of stream as unknown as AsyncIterable<{ success: boolean; value?: UIMessageChunk }>) {
-    expect(result).toEqual(expect.objectContaining({ success: true }));
-    parts.push(result.value!);
-  }
-  return parts;
-};
-
-/** The message `readUIMessageStream` (of `ai`) builds from the parts, and the error it was told of. */
-const rebuild = async (parts: UIMessageChunk[]): Promise<{ message: UIMessage | undefined; error: unknown }> => {
-  let error: unknown;
-  let message: UIMessage | undefined;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
-    },
-  });
-  for await (const snapshot of readUIMessageStream({ stream, onError: (e) => (error = e) })) message = snapshot;
-  return { message, error };
-};
 
 /** A rebuilt message's text, reasoning and tool calls, as `/chat/json` says them. */
 const said = (message: UIMessage | undefined) => ({
@@ -132,7 +109,7 @@ describe('POST /chat/ui through every adapter', () => {
     const question = 'What is the weather in Paris? Use get_weather.';
     const ui = await post(url, uiBody(model, [userText(question)], extra));
     expect(ui.status).toBe(200);
-    const { message, error } = await rebuild(await partsOf(ui.text));
+    const { message, error } = await rebuildUiMessage(await validUiParts(ui.text));
     const json = await post(url, { model, messages: [{ role: 'user', content: question }], ...extra }, undefined, '/chat/json');
     expect(json.status).toBe(200);
     expect(error).toBeUndefined();
@@ -144,7 +121,7 @@ describe('POST /chat/ui through every adapter', () => {
   it("a client-side tool's result goes back as a tool message, with DeepSeek's reasoning round trip: the next answer is text", async () => {
     const url = targets[0]!.url;
     const question = userText('What is the weather in Paris? Use get_weather.');
-    const first = await rebuild(await partsOf((await post(url, uiBody('deepseek-reasoner', [question], { tools: TOOLS }))).text));
+    const first = await rebuildUiMessage(await validUiParts((await post(url, uiBody('deepseek-reasoner', [question], { tools: TOOLS }))).text));
     const assistant = first.message!;
     // What useChat's addToolResult does: the tool part gets its output.
     const answered: UIMessage = {
@@ -158,7 +135,7 @@ describe('POST /chat/ui through every adapter', () => {
     expect(sent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(sent.messages[1]!.reasoning_content).toBe(said(assistant).reasoning);
     expect(sent.messages[2]!.content).toBe('{"celsius":18}');
-    const { message, error } = await rebuild(await partsOf(next.text));
+    const { message, error } = await rebuildUiMessage(await validUiParts(next.text));
     expect(error).toBeUndefined();
     expect(said(message).calls).toEqual([]);
     expect(said(message).content.length).toBeGreaterThan(0);
@@ -168,10 +145,10 @@ describe('POST /chat/ui through every adapter', () => {
     for (const target of targets) {
       const cut = await post(target.url, uiBody('deepseek-chat#tokens=60;pace=20;reset-after=30', [userText('tell me a long story')]));
       expect(cut.status).toBe(200);
-      const parts = await partsOf(cut.text);
+      const parts = await validUiParts(cut.text);
       const types = parts.map((part) => part.type);
       expect([target.name, types.at(-1), types.includes('finish'), cut.text.endsWith('data: [DONE]\n\n'), types.includes('text-delta')]).toEqual([target.name, 'error', false, false, true]);
-      const { error } = await rebuild(parts);
+      const { error } = await rebuildUiMessage(parts);
       expect(error).toBeDefined();
     }
   });
@@ -181,7 +158,7 @@ describe('POST /chat/ui through every adapter', () => {
     logs.length = 0;
     const answer = await post(web.url, uiBody('deepseek-reasoner', [userText('log me')]));
     const refused = await post(web.url, uiBody(undefined, [{ id: 'u', role: 'robot', parts: [] } as unknown as UIMessage]));
-    const finish = (await partsOf(answer.text)).find((part) => part.type === 'finish') as { messageMetadata: { usage: unknown } };
+    const finish = (await validUiParts(answer.text)).find((part) => part.type === 'finish') as { messageMetadata: { usage: unknown } };
     await new Promise((resolve) => setTimeout(resolve, 50)); // the entry is written when the response ends
     expect(refused.status).toBe(400);
     expect(logs).toEqual([

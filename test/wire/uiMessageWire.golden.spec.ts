@@ -10,7 +10,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
 import { Observable, catchError, lastValueFrom, map, of, toArray } from 'rxjs';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
@@ -21,6 +20,7 @@ import { encodeWire } from '../../src/wire/encodeWire';
 import { UI_MESSAGE_WIRE } from '../../src/wire/UI_MESSAGE_WIRE';
 import type { ChatCompletionChunk, LlmClientOutput } from '../../src/core/schemas';
 import { FIXTURE_NAMES, readFixture, type FixtureName } from '../helpers/readFixture';
+import { rebuildUiMessage, validUiParts } from '../helpers/uiMessageParts';
 
 const GOLDEN = join(__dirname, '..', 'fixtures', 'golden', 'ui');
 const update = process.env.UPDATE_GOLDEN === '1';
@@ -66,30 +66,6 @@ const wire = (name: FixtureName, size?: number): Promise<string> =>
     ),
   );
 
-/** The parts of a wire text, each validated by `ai`'s own schema as `DefaultChatTransport` does. */
-const validParts = async (sse: string): Promise<UIMessageChunk[]> => {
-  const stream = parseJsonEventStream({ stream: new Response(sse).body!, schema: uiMessageChunkSchema });
-  const parts: UIMessageChunk[] = [];
-  for await (const result of stream as unknown as AsyncIterable<{ success: boolean; value?: UIMessageChunk; error?: unknown }>) {
-    expect(result).toEqual(expect.objectContaining({ success: true }));
-    parts.push(result.value!);
-  }
-  return parts;
-};
-
-/** The last message `readUIMessageStream` builds from the parts, and the error it reports, if any. */
-const rebuild = async (parts: UIMessageChunk[]): Promise<{ message: UIMessage | undefined; error: unknown }> => {
-  let error: unknown;
-  let message: UIMessage | undefined;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
-    },
-  });
-  for await (const snapshot of readUIMessageStream({ stream, onError: (e) => (error = e) })) message = snapshot;
-  return { message, error };
-};
 
 describe('UI message stream wire (golden)', () => {
   it.each(FIXTURE_NAMES)('%s: the stream is byte-exact', async (name) => {
@@ -109,7 +85,7 @@ describe('UI message stream wire (golden)', () => {
 
   it.each(FIXTURE_NAMES)("%s: every part passes ai's uiMessageChunkSchema and has only ai 5.0.0's fields", async (name) => {
     const sse = readFileSync(join(GOLDEN, `${name}.sse`), 'utf8');
-    const parts = await validParts(sse);
+    const parts = await validUiParts(sse);
     expect(parts.length).toBeGreaterThan(0);
     for (const part of parts) {
       const allowed = FIELDS_5_0[part.type];
@@ -120,14 +96,14 @@ describe('UI message stream wire (golden)', () => {
 
   it.each(FIXTURE_NAMES)("%s: readUIMessageStream rebuilds /chat/json's text, reasoning and tool calls; a failed answer ends in an error part, never a finish", async (name) => {
     const sse = readFileSync(join(GOLDEN, `${name}.sse`), 'utf8');
-    const parts = await validParts(sse);
+    const parts = await validUiParts(sse);
     const json = await lastValueFrom(
       chunks(name).pipe(
         toOutput(),
         catchError(() => of(undefined)),
       ),
     );
-    const { message, error } = await rebuild(parts);
+    const { message, error } = await rebuildUiMessage(parts);
     const types = parts.map((part) => part.type);
     if (json === undefined) {
       expect([types.at(-1), types.includes('finish'), sse.endsWith('data: [DONE]\n\n'), error]).toEqual(['error', false, false, expect.anything()]);
@@ -151,11 +127,11 @@ describe('UI message stream wire (golden)', () => {
   it('the golden streams hold every part type toUiMessageStream and the wire make; the header names the protocol', async () => {
     const seen = new Set<string>();
     for (const name of FIXTURE_NAMES) {
-      for (const part of await validParts(readFileSync(join(GOLDEN, `${name}.sse`), 'utf8'))) seen.add(part.type);
+      for (const part of await validUiParts(readFileSync(join(GOLDEN, `${name}.sse`), 'utf8'))) seen.add(part.type);
     }
     expect([...seen].sort()).toEqual(Object.keys(FIELDS_5_0).sort());
     expect(UI_MESSAGE_WIRE.headers).toEqual(expect.objectContaining({ 'Content-Type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' }));
     expect(UI_MESSAGE_WIRE.heartbeat).toBe(': ping\n\n');
-    expect(await validParts(`${UI_MESSAGE_WIRE.heartbeat!}data: {"type":"start"}\n\n`)).toEqual([{ type: 'start' }]);
+    expect(await validUiParts(`${UI_MESSAGE_WIRE.heartbeat!}data: {"type":"start"}\n\n`)).toEqual([{ type: 'start' }]);
   });
 });
