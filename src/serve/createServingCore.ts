@@ -297,6 +297,15 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const heartbeatAfter = new Promise<void>((resolve) => (requestRead = resolve));
     // The checks, then the client's answer subscribed with the writer's own subscriber: no operator between the
     // client and the writer, so each chunk costs what it costs without the core.
+    // Each value written: the last one (the request log's usage and route), and under token limits the pieces emitted
+    // and the usage (the settlement). One hook, for the writer or for the producer of a resumable answer.
+    const onValue =
+      log === undefined && pending.observe === undefined && settings.limiter?.weighs !== true
+        ? undefined
+        : (value: unknown) => {
+            last = value;
+            pending.observe?.(1, usageOf(value));
+          };
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
         if (refuseAll) throw new ShutdownError();
@@ -332,7 +341,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
           as: producedAs(wire),
           secrets,
           ...(onEnd === undefined ? {} : { onEnd }),
-          ...(log === undefined && observe === undefined ? {} : { onValue: (value: unknown) => ((last = value), observe?.(1, usageOf(value))) }),
+          ...(onValue === undefined ? {} : { onValue }),
         });
       };
       answer().catch((error: unknown) => {
@@ -340,13 +349,6 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         subscriber.error(error);
       });
     });
-    const onValue =
-      log === undefined && pending.observe === undefined && settings.limiter?.weighs !== true
-        ? undefined
-        : (value: unknown) => {
-            last = value;
-            pending.observe?.(1, usageOf(value)); // the token limits' settlement: pieces emitted, the usage
-          };
     const end = (outcome: WriteOutcome): void => {
       endPending(pending);
       log?.(
