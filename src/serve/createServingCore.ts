@@ -120,6 +120,8 @@ interface Pending {
   keepPlace?: () => () => void;
   /** Under token limits: counts what the answer emitted and its usage, for the settlement (`RateLimitAdmitted.observe`). */
   observe?: (pieces: number, usage: Usage | undefined) => void;
+  /** Under token limits: tells `observe` the pieces written and the last value's usage, once, before the settlement. */
+  counted?: () => void;
   /** Under token limits: told when the upstream is asked and when the answer fails (`RateLimitAdmitted.upstream`). */
   upstream?: (state: 'asked' | 'failed') => void;
   /** The response has ended (`endPending`): a place admitted after that is freed at once. */
@@ -224,6 +226,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       const own = release;
       release = () => {
         own();
+        pending.counted?.();
         admitted.release();
       };
     }
@@ -297,15 +300,18 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const heartbeatAfter = new Promise<void>((resolve) => (requestRead = resolve));
     // The checks, then the client's answer subscribed with the writer's own subscriber: no operator between the
     // client and the writer, so each chunk costs what it costs without the core.
-    // Each value written: the last one (the request log's usage and route), and under token limits the pieces emitted
-    // and the usage (the settlement). One hook, for the writer or for the producer of a resumable answer.
+    // Each value written: the last one (the request log's usage and route; under token limits, the settlement's usage,
+    // read once at the release: `pending.counted`) and their count (the pieces emitted). One hook, for the writer or for
+    // the producer of a resumable answer.
+    let pieces = 0;
     const onValue =
       log === undefined && pending.observe === undefined && settings.limiter?.weighs !== true
         ? undefined
         : (value: unknown) => {
             last = value;
-            pending.observe?.(1, usageOf(value));
+            pieces++;
           };
+    pending.counted = () => pending.observe?.(pieces, usageOf(last));
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
         if (refuseAll) throw new ShutdownError();
