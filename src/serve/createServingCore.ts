@@ -291,6 +291,11 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const demand = createDemandGate({ stallTimeoutMs });
     // A resumable answer: its id now (a header), its producer once the request is valid.
     const streamId = resumable !== undefined && (RESUMABLE_WIRES.has(wire) || chat !== undefined) ? createStreamId() : undefined;
+    // Its headers, sent once the request is valid: a refusal (401, 429, 400…) names no stream, since none is started.
+    const streamHeaders =
+      streamId === undefined || resumable === undefined
+        ? undefined
+        : { [STREAM_HEADERS.id]: streamId, ...(resumable.log.health() === 'local' ? { [STREAM_HEADERS.resumable]: 'local' } : {}) };
     const refuseAll = draining();
     let model: string | undefined;
     let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
@@ -316,6 +321,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       const answer = async (): Promise<void> => {
         if (refuseAll) throw new ShutdownError();
         const request = await read();
+        if (streamHeaders !== undefined) for (const [name, value] of Object.entries(streamHeaders)) exchange.setHeader?.(name, value); // an answer starts: named
         requestRead();
         if (subscriber.closed) return;
         model = request.model ?? client.model;
@@ -363,10 +369,8 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       ended(outcome);
     };
     const headers: Record<string, string> = refuseAll ? { Connection: 'close' } : {};
-    if (streamId !== undefined && resumable !== undefined) {
-      headers[STREAM_HEADERS.id] = streamId;
-      if (resumable.log.health() === 'local') headers[STREAM_HEADERS.resumable] = 'local';
-    }
+    // A transport that cannot set a header once the request is valid (no `setHeader`) names the stream up front.
+    if (streamHeaders !== undefined && exchange.setHeader === undefined) Object.assign(headers, streamHeaders);
     return {
       wire,
       source,
