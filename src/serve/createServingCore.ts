@@ -316,7 +316,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
             last = value;
             pieces++;
           };
-    pending.counted = () => pending.observe?.(pieces, usageOf(last));
+    if (settings.limiter?.weighs === true) pending.counted = () => pending.observe?.(pieces, usageOf(last));
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
         if (refuseAll) throw new ShutdownError();
