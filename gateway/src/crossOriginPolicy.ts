@@ -5,9 +5,18 @@ import { throwError } from 'rxjs';
 import { RequestError } from 'chatflux';
 import { CHAT_WIRES } from 'chatflux/node';
 
+/** The rate-limit headers a response may carry (`limits`: its admission, its 429), besides `Retry-After`. */
+const RATE_LIMIT_HEADERS = [
+  ...['limit', 'remaining', 'reset'].flatMap((what) => [`x-ratelimit-${what}-requests`, `x-ratelimit-${what}-tokens`]),
+  'RateLimit',
+  'RateLimit-Policy',
+  'retry-after-ms',
+  'x-should-retry',
+];
+
 /**
  * The gateway's cross-origin policy, as middleware: CORS for the origins of `allowed` only (`cors`: preflights
- * answered, `Authorization`, `Content-Type`, `Chatflux-Accept-Restart` and `Last-Event-ID` allowed, `Retry-After`, `Chatflux-Stream-Id` and `Chatflux-Resumable` exposed; no `Access-Control-Allow-Origin` for anyone else, so a page of
+ * answered, `Authorization`, `Content-Type`, `Chatflux-Accept-Restart` and `Last-Event-ID` allowed, `Retry-After`, the rate-limit headers, `Chatflux-Stream-Id` and `Chatflux-Resumable` exposed; no `Access-Control-Allow-Origin` for anyone else, so a page of
  * another site cannot read an answer), and `GET /chat/sse` refused (403 `forbidden`, in SSE) when a browser says it
  * comes from another site (`Sec-Fetch-Site: cross-site` or `same-site`) whose origin is not allowed: an `<img>`, a
  * link or an `EventSource` on some other page cannot make an open gateway spend tokens. Clients that are not
@@ -26,8 +35,9 @@ export function crossOriginPolicy(allowed: readonly string[]): RequestHandler[] 
     origin: (origin, callback) => callback(null, allows(origin)),
     methods: ['GET', 'HEAD', 'POST'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Chatflux-Accept-Restart', 'Last-Event-ID'],
-    // Not a CORS-safelisted response header: without this a page could not read how long a 429 / 503 asks it to wait.
-    exposedHeaders: ['Retry-After', 'Chatflux-Stream-Id', 'Chatflux-Resumable'],
+    // Not CORS-safelisted response headers: without this a page could not read how long a 429 / 503 asks it to wait,
+    // its rate limits (OpenAI's x-ratelimit-*, the IETF RateLimit fields, whether to retry), or its answer's stream id.
+    exposedHeaders: ['Retry-After', 'Chatflux-Stream-Id', 'Chatflux-Resumable', ...RATE_LIMIT_HEADERS],
     maxAge: 600,
   });
   const vary: RequestHandler = (_req, res, next) => {

@@ -6,7 +6,7 @@ import { packageVersion } from './packageVersion.js';
 const orDefault = (value: number | undefined, fallback: number, unit = ''): string => (value === undefined ? `${fallback}${unit} (default)` : `${value}${unit}`);
 
 /**
- * The gateway's configuration as printable lines (after the package's version), without secrets: the API key and the gateway keys appear only as
+ * The gateway's configuration as printable lines (after the gateway's version and the library's), without secrets: the API key and the gateway keys appear only as
  * "set" / a count, the token secret as "set" / "random per process".
  *
  * @param config - The configuration.
@@ -16,7 +16,7 @@ export function describeGatewayConfig(config: GatewayConfig): string[] {
   const { http, process, upstream, limits, serve, streams } = GATEWAY_DEFAULTS;
   const emulator = config.provider === 'emulator';
   const lines = [
-    `version:      chatflux ${packageVersion()}`,
+    `version:      chatflux-gateway ${packageVersion()} (chatflux ${packageVersion('chatflux')})`,
     ...(config.configFile === undefined ? [] : [`config file:  ${config.configFile} (CHATFLUX_* variables set over it)`]),
     `provider:     ${config.provider}${emulator ? ' (built-in, in-process; set upstream.provider or CHATFLUX_PROVIDER for a real one)' : ''}`,
     `base URL:     ${emulator ? '(the emulator)' : (config.baseUrl ?? '(preset)')}`,

@@ -44,7 +44,7 @@ describe('chatflux-gateway command line', () => {
   }, 60_000);
 
   it('--version prints the version of package.json, starts nothing, exits 0', async () => {
-    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'gateway', 'package.json'), 'utf8')) as { version: string }; // the gateway's
     for (const flag of ['--version', '-v']) {
       expect(await run([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
     }

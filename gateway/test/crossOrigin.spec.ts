@@ -66,6 +66,36 @@ describe('cross-origin policy', () => {
     expect(String(post.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)).toContain('retry-after');
   });
 
+  it('CORS: a page of an allowed origin can read the rate-limit headers (x-ratelimit-*, RateLimit, RateLimit-Policy, retry-after-ms, x-should-retry) of an answer and of a 429', async () => {
+    const limited = await startGateway(
+      loadGatewayConfig({
+        PORT: '0',
+        CHATFLUX_BASE_URL: emulator.url,
+        CHATFLUX_MODEL: 'deepseek-chat',
+        CHATFLUX_CORS_ORIGINS: ALLOWED,
+        CHATFLUX_REQUESTS_PER_MINUTE: '1',
+        CHATFLUX_TOKENS_PER_MINUTE: '1000000',
+      }),
+      { log: () => undefined },
+    );
+    try {
+      const body = { messages: [{ role: 'user', content: 'hi' }] };
+      const readable = (headers: Record<string, unknown>): string[] => String(headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/);
+      const limitNames = (headers: Record<string, unknown>): string[] =>
+        Object.keys(headers).filter((name) => /^(x-ratelimit-|ratelimit|retry-after|x-should-retry)/i.test(name));
+      const answered = await rawRequest(`${limited.url}/chat/json`, { body, headers: { Origin: ALLOWED } });
+      expect(answered.status).toBe(200);
+      expect(limitNames(answered.headers)).toEqual(expect.arrayContaining(['x-ratelimit-limit-requests', 'x-ratelimit-remaining-tokens', 'ratelimit', 'ratelimit-policy']));
+      expect(readable(answered.headers)).toEqual(expect.arrayContaining(limitNames(answered.headers)));
+      const refused = await rawRequest(`${limited.url}/chat/json`, { body, headers: { Origin: ALLOWED } });
+      expect(refused.status).toBe(429);
+      expect(limitNames(refused.headers)).toEqual(expect.arrayContaining(['retry-after', 'retry-after-ms', 'x-ratelimit-reset-requests']));
+      expect(readable(refused.headers)).toEqual(expect.arrayContaining([...limitNames(refused.headers), 'x-should-retry', 'x-ratelimit-limit-tokens', 'x-ratelimit-reset-tokens']));
+    } finally {
+      await limited.close(0);
+    }
+  });
+
   it('CORS: a page of an allowed origin can read Chatflux-Stream-Id and send Last-Event-ID (to resume an answer)', async () => {
     const post = await rawRequest(`${gateway.url}/chat/sse`, { body: { messages: [{ role: 'user', content: 'hi' }] }, headers: { Origin: ALLOWED } });
     expect(String(post.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)).toEqual(expect.arrayContaining(['chatflux-stream-id', 'chatflux-resumable']));

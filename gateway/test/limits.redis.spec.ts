@@ -3,13 +3,15 @@
  * upstream emulator, sharing one redis-server, configured by a config file (`limits`, per key with defaults) and the
  * CHATFLUX_* variables. Concurrency and requests per minute hold across instances, the headers reach streams before
  * their first byte, the openai SDK's retries honour the 429's hints, a killed process's place frees itself within its
- * TTL, and a Redis outage under the `closed` policy is a 503 that ends once Redis is back.
+ * TTL, an admission waits for a slow Redis as long as CHATFLUX_LIMITS_STORE_TIMEOUT_MS says, and a Redis outage under
+ * the `closed` policy is a 503 that ends once Redis is back.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { createClient } from 'redis';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
 import { rawRequest, type RawResponse } from '../../test/helpers/rawRequest';
@@ -21,6 +23,7 @@ const SDK_KEY = 'limits-sdk-key-0123456789';
 const KILL_KEY = 'limits-kill-key-0123456789';
 const UPSTREAM_KEY = 'sk-limits-upstream-key-42';
 const PLACE_TTL_MS = 1500;
+const PAUSE_MS = 2500;
 const auth = (key: string): Record<string, string> => ({ Authorization: `Bearer ${key}` });
 const ask = (scenario: string): Record<string, unknown> => ({ model: `deepseek-chat#${scenario}`, messages: [{ role: 'user', content: 'Hello, world!' }] });
 const CONFIG = `
@@ -229,6 +232,32 @@ describe('per-key limits across gateway instances, shared through one redis-serv
     }
     expect(status).toBe(200);
     expect(Date.now() - killedAt).toBeLessThan(PLACE_TTL_MS + 5000);
+  }, 60_000);
+
+  it('waits for a slow Redis as long as CHATFLUX_LIMITS_STORE_TIMEOUT_MS says: admitted once a 2.5 s pause ends, where the default 250 ms refuses (closed policy)', async () => {
+    const closed = { CHATFLUX_LIMITS_ON_STORE_FAILURE: 'closed' };
+    const [patient, hasty] = await Promise.all([startGatewayProgram({ ...closed, CHATFLUX_LIMITS_STORE_TIMEOUT_MS: '30000' }), startGatewayProgram(closed)]);
+    for (const gateway of [patient, hasty]) expect((await rawRequest(`${gateway.url}/chat/json`, { headers: auth(KEY), body: ask('tokens=1') })).status).toBe(200);
+    const admin = createClient({ url: redis.url, RESP: 2 });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    try {
+      const paused = Date.now();
+      await admin.sendCommand(['CLIENT', 'PAUSE', String(PAUSE_MS), 'ALL']); // Redis answers no client for 2.5 s: 10× the default timeout
+      const [waited, refused] = await Promise.all(
+        [patient, hasty].map(async (gateway) => {
+          const res = await rawRequest(`${gateway.url}/chat/json`, { headers: auth(KEY), body: ask('tokens=1') });
+          return { ...res, afterMs: Date.now() - paused };
+        }),
+      );
+      expect(refused?.status).toBe(503); // the baseline: the pause outlasts the default timeout
+      expect(JSON.parse(refused?.body ?? '')).toEqual({ error: expect.objectContaining({ code: 'limits_unavailable' }) });
+      expect(waited?.status).toBe(200); // the configured 30 s reached the store: the admission waited for Redis
+      expect(waited?.afterMs).toBeGreaterThanOrEqual(PAUSE_MS / 2); // and was decided once the pause was over
+    } finally {
+      await admin.sendCommand(['CLIENT', 'UNPAUSE']).catch(() => undefined);
+      await admin.close();
+    }
   }, 60_000);
 
   it('answers 503 limits_unavailable while Redis is down under the closed policy, counts it in /metrics, and limits again once Redis is back', async () => {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError } from '../../src/core/errors';
 import { describeGatewayConfig } from '../src/describeGatewayConfig';
 import { loadGatewayConfig } from '../src/loadGatewayConfig';
@@ -149,6 +151,11 @@ describe('loadGatewayConfig', () => {
   it('writes CHATFLUX_CORS_ORIGINS as browsers send Origin: host in lower case, no default port', () => {
     const config = loadGatewayConfig({ CHATFLUX_CORS_ORIGINS: 'https://App.Example.com:443, http://LOCALHOST:80,http://localhost:5173' });
     expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost', 'http://localhost:5173']);
+  });
+
+  it('is described after the gateway\'s own version and the library\'s, each named (the banner\'s first line)', () => {
+    const versionOf = (file: string): string => (JSON.parse(readFileSync(join(__dirname, file), 'utf8')) as { version: string }).version;
+    expect(describeGatewayConfig(loadGatewayConfig({}))[0]).toBe(`version:      chatflux-gateway ${versionOf('../package.json')} (chatflux ${versionOf('../../package.json')})`);
   });
 
   it('is described with the values in force: a default is printed as its value, marked (default)', () => {

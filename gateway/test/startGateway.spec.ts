@@ -294,7 +294,7 @@ describe('npm start (gateway/src/main.ts as a process)', () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       expect(stderr).toContain('provider:     emulator');
-      expect(stderr).toContain(`version:      chatflux ${version}\n`); // the banner's first line
+      expect(stderr).toContain(`version:      chatflux-gateway ${version} (chatflux `); // the banner's first line: the gateway's version, then the library's
       expect(stderr).toContain('gateway keys: 1 configured');
       expect(stderr).not.toContain('gk-do-not-print-me');
     } finally {

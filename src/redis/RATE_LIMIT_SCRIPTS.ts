@@ -78,11 +78,13 @@ end`;
  *   `mu`), a new period starting from 0 (the calendar of `budgetPeriods`, computed from `TIME`);
  * - `:resv`, `:resvx` — the token reservations of running requests: id → tokens, and id scored by its expiry. An
  *   expired one (its process died) is charged to the budget at its estimate by the next decision. Both live as long
- *   as `:budget` (32 days after the last write), so a reservation is never lost uncharged.
+ *   as `:budget` (32 days after the last write), so a reservation is never lost uncharged;
+ * - `:adm:<request id>` — what an admission took (its tokens), for its `abort`; expires with its place's TTL.
  */
 export const RATE_LIMIT_SCRIPTS = {
   /**
-   * One admission. KEYS rate, places, tpm, tpm of the model, budget, resv, resvx. ARGV requestsPerMinute ('' = none),
+   * One admission. KEYS rate, places, tpm, tpm of the model, budget, resv, resvx, adm (this admission's record, for
+   * `abort`). ARGV requestsPerMinute ('' = none),
    * periodMs, maxConcurrent ('' = none), placeId, placeTtlMs, tokensPerMinute ('' = none), tokens ('' = not weighed),
    * modelTokensPerMinute ('' = none), tokensPerDay ('' = none), tokensPerMonth ('' = none). Returns {allowed (1|0),
    * refusedBy (0 none, 1 requests, 2 concurrency, 3 tokens, 4 budget), remaining (-1: no rate), resetMs, retryAfterMs,
@@ -178,9 +180,11 @@ if max then
   redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
   if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 end
+-- what this admission took, for an \`abort\` of a caller that stopped waiting for this reply
+redis.call('SET', KEYS[8], cost or 0, 'PX', ttl)
 return {1, 0, remaining, reset, 0, placesLeft, tRemaining, tReset, bRemaining, bReset, expired}`,
   /**
-   * One settlement. KEYS as `admit`. ARGV placeId, periodMs, tokensPerMinute ('' = none), modelTokensPerMinute ('' =
+   * One settlement. KEYS as `admit` (its record dropped). ARGV placeId, periodMs, tokensPerMinute ('' = none), modelTokensPerMinute ('' =
    * none), budgets (1|0), reserved, used. Frees the place, moves the GCRAs by used − reserved (`gcraSettle`), charges
    * the budget what was used (a reservation swept already, charged at its estimate: the difference). Returns 1.
    */
@@ -191,6 +195,7 @@ local reserved = tonumber(ARGV[6])
 local spent = tonumber(ARGV[7])
 local delta = spent - reserved
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[8])
 for i, limit in ipairs({tpm or false, mtpm or false}) do
   if limit and delta ~= 0 then
     local interval = period / limit
@@ -207,6 +212,29 @@ if ARGV[5] == '1' then
   if redis.call('HDEL', KEYS[6], ARGV[1]) == 0 then amount = delta end
   redis.call('ZREM', KEYS[7], ARGV[1])
   charge(KEYS[5], day, month, du + amount, mu + amount)
+end
+return 1`,
+  /**
+   * Undoes an admission its caller stopped waiting for (timed out: the store's failure policy applied instead), if it
+   * was admitted — its record `adm` says so, and what it reserved: frees its place and its reservation, gives back its
+   * request (the rate's GCRA moved back one interval) and its tokens (the GCRAs moved back by them). KEYS as `admit`.
+   * ARGV placeId, periodMs, requestsPerMinute ('' = none), tokensPerMinute ('' = none), modelTokensPerMinute ('' =
+   * none). Returns 1 when it undid an admission, else 0 (refused, never run, or settled).
+   */
+  abort: `${COMMON}
+local took = redis.call('GET', KEYS[8])
+if not took then return 0 end
+redis.call('DEL', KEYS[8])
+local cost = tonumber(took) or 0
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[6], ARGV[1])
+redis.call('ZREM', KEYS[7], ARGV[1])
+for i, q in ipairs({{tonumber(ARGV[3]) or false, 1, 1}, {tonumber(ARGV[4]) or false, cost, 3}, {tonumber(ARGV[5]) or false, cost, 4}}) do
+  local limit, amount, k = q[1], q[2], q[3]
+  if limit and amount > 0 then
+    local stored = tonumber(redis.call('GET', KEYS[k]))
+    if stored then store(KEYS[k], math.max(now, stored - amount * period / limit)) end
+  end
 end
 return 1`,
   /** Extends a held place and reservation. KEYS places, resvx. ARGV placeId, placeTtlMs. Returns 1 when either was held, else 0. */

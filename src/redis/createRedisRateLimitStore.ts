@@ -15,7 +15,8 @@ const num = (value: unknown): number => (typeof value === 'number' ? value : Num
  * client's limits. One round trip per admission (one Lua script: the expired places dropped, the places counted,
  * the GCRA of the rate, both charged only when both admit — on Redis's clock, `TIME`), one per release (`ZREM`),
  * one per renewal of a held place (every third of its TTL). A process that dies holding places frees them when their
- * TTL runs out. The client key is hashed into the Redis key, so a client-chosen key is never stored, and every key
+ * TTL runs out. An admission whose reply came too late is undone (`abort`: sent after it on the same connection, so
+ * Redis runs it after the admission), if it was admitted. The client key is hashed into the Redis key, so a client-chosen key is never stored, and every key
  * expires once its quota is whole and its places are gone.
  *
  * When Redis is unreachable or slow (past `commandTimeoutMs`) a decision rejects at once (no offline queue) and the
@@ -35,10 +36,15 @@ export function createRedisRateLimitStore(config: RedisRateLimitStoreConfig): Ra
   const { url, prefix, commandTimeoutMs } = resolveRedisStoreConfig('createRedisRateLimitStore', config, 250);
   const connection = connectRedis({ url, commandTimeoutMs, maxReconnectDelayMs: 500, onError: config.onError ?? ((): void => undefined) });
   const hash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22);
-  /** rate, places, tpm, tpm of the model, budget, resv, resvx: one hash tag (one Cluster slot); never the key or model itself. */
-  const keysOf = (client: string, model?: string): string[] => {
+  /**
+   * rate, places, tpm, tpm of the model, budget, resv, resvx, and the admission's record (`adm`, with a place id): one
+   * hash tag (one Cluster slot); never the key or model itself.
+   */
+  const keysOf = (client: string, model?: string, placeId?: string): string[] => {
     const tag = `${prefix}rl:{${hash(client)}}`;
-    return [`${tag}:rate`, `${tag}:places`, `${tag}:tpm`, `${tag}:tpm:${model === undefined ? '' : hash(model)}`, `${tag}:budget`, `${tag}:resv`, `${tag}:resvx`];
+    const keys = [`${tag}:rate`, `${tag}:places`, `${tag}:tpm`, `${tag}:tpm:${model === undefined ? '' : hash(model)}`, `${tag}:budget`, `${tag}:resv`, `${tag}:resvx`];
+    if (placeId !== undefined) keys.push(`${tag}:adm:${placeId}`);
+    return keys;
   };
   const at = (keys: string[], index: number): string => keys[index] ?? '';
   return {
@@ -48,7 +54,7 @@ export function createRedisRateLimitStore(config: RedisRateLimitStoreConfig): Ra
       const { requestsPerMinute: rpm, maxConcurrent: max, tokensPerMinute: tpm, tokensPerDay: perDay, tokensPerMonth: perMonth } = rule;
       const mtpm = model === undefined ? undefined : rule.modelTokensPerMinute;
       const args = [rpm ?? '', PERIOD_MS, max ?? '', placeId, placeTtlMs, tpm ?? '', tokens ?? '', mtpm ?? '', perDay ?? '', perMonth ?? ''];
-      const reply = await connection.evalScript(RATE_LIMIT_SCRIPTS.admit, keysOf(key, model), args);
+      const reply = await connection.evalScript(RATE_LIMIT_SCRIPTS.admit, keysOf(key, model, placeId), args);
       const [allowed, refusedBy, remaining, resetMs, retryAfterMs, placesLeft, tokensLeft, tokensReset, budgetLeft, budgetReset, expired] = (Array.isArray(reply) ? reply : []).map(num);
       return {
         allowed: allowed === 1,
@@ -64,7 +70,14 @@ export function createRedisRateLimitStore(config: RedisRateLimitStoreConfig): Ra
     settle: async ({ key, rule, placeId, model, reserved, used }) => {
       const budgets = rule.tokensPerDay !== undefined || rule.tokensPerMonth !== undefined ? 1 : 0;
       const mtpm = model === undefined ? undefined : rule.modelTokensPerMinute;
-      await connection.evalScript(RATE_LIMIT_SCRIPTS.settle, keysOf(key, model), [placeId, PERIOD_MS, rule.tokensPerMinute ?? '', mtpm ?? '', budgets, reserved, used]);
+      await connection.evalScript(RATE_LIMIT_SCRIPTS.settle, keysOf(key, model, placeId), [placeId, PERIOD_MS, rule.tokensPerMinute ?? '', mtpm ?? '', budgets, reserved, used]);
+    },
+    abort: async ({ key, rule, placeId, model }) => {
+      const mtpm = model === undefined ? undefined : rule.modelTokensPerMinute;
+      const keys = keysOf(key, model, placeId);
+      // EVAL, not EVALSHA: sent while Redis is slow, a NOSCRIPT reply would come after its caller stopped waiting, and the
+      // admission would stay undone (an abort is rare: its script's bytes cost nothing).
+      await connection.send(['EVAL', RATE_LIMIT_SCRIPTS.abort, String(keys.length), ...keys, placeId, String(PERIOD_MS), String(rule.requestsPerMinute ?? ''), String(rule.tokensPerMinute ?? ''), String(mtpm ?? '')]);
     },
     renew: async (key, placeId, ttlMs) => {
       const keys = keysOf(key);

@@ -210,13 +210,17 @@ export function createRateLimiter(config: RateLimitsConfig): RateLimiter {
       let decision: RateLimitDecision;
       let holder = store;
       let applied = rule;
+      const asked = admission(rule);
       try {
-        decision = await store.admit(admission(rule));
+        decision = await store.admit(asked);
         if (failing) {
           failing = false;
           tell({ state: 'recovered', policy });
         }
       } catch (error) {
+        // A reply too late: the store may have admitted it all the same. Undone, so it holds no place and is not charged
+        // beside what the failure policy decides.
+        void store.abort?.(asked).catch(() => undefined);
         if (!failing) {
           failing = true;
           tell({ state: 'failing', policy, error });

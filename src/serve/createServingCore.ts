@@ -120,6 +120,8 @@ interface Pending {
   keepPlace?: () => () => void;
   /** Under token limits: counts what the answer emitted and its usage, for the settlement (`RateLimitAdmitted.observe`). */
   observe?: (pieces: number, usage: Usage | undefined) => void;
+  /** Under token limits: tells `observe` the pieces written and the last value's usage, once, before the settlement. */
+  counted?: () => void;
   /** Under token limits: told when the upstream is asked and when the answer fails (`RateLimitAdmitted.upstream`). */
   upstream?: (state: 'asked' | 'failed') => void;
   /** The response has ended (`endPending`): a place admitted after that is freed at once. */
@@ -224,6 +226,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       const own = release;
       release = () => {
         own();
+        pending.counted?.();
         admitted.release();
       };
     }
@@ -288,6 +291,11 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const demand = createDemandGate({ stallTimeoutMs });
     // A resumable answer: its id now (a header), its producer once the request is valid.
     const streamId = resumable !== undefined && (RESUMABLE_WIRES.has(wire) || chat !== undefined) ? createStreamId() : undefined;
+    // Its headers, sent once the request is valid: a refusal (401, 429, 400…) names no stream, since none is started.
+    const streamHeaders =
+      streamId === undefined || resumable === undefined
+        ? undefined
+        : { [STREAM_HEADERS.id]: streamId, ...(resumable.log.health() === 'local' ? { [STREAM_HEADERS.resumable]: 'local' } : {}) };
     const refuseAll = draining();
     let model: string | undefined;
     let last: unknown; // the last value written: the one that carries the usage and the route report, read once at the end
@@ -297,19 +305,23 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const heartbeatAfter = new Promise<void>((resolve) => (requestRead = resolve));
     // The checks, then the client's answer subscribed with the writer's own subscriber: no operator between the
     // client and the writer, so each chunk costs what it costs without the core.
-    // Each value written: the last one (the request log's usage and route), and under token limits the pieces emitted
-    // and the usage (the settlement). One hook, for the writer or for the producer of a resumable answer.
+    // Each value written: the last one (the request log's usage and route; under token limits, the settlement's usage,
+    // read once at the release: `pending.counted`) and their count (the pieces emitted). One hook, for the writer or for
+    // the producer of a resumable answer.
+    let pieces = 0;
     const onValue =
       log === undefined && pending.observe === undefined && settings.limiter?.weighs !== true
         ? undefined
         : (value: unknown) => {
             last = value;
-            pending.observe?.(1, usageOf(value));
+            pieces++;
           };
+    if (settings.limiter?.weighs === true) pending.counted = () => pending.observe?.(pieces, usageOf(last));
     const source = new Observable<unknown>((subscriber) => {
       const answer = async (): Promise<void> => {
         if (refuseAll) throw new ShutdownError();
         const request = await read();
+        if (streamHeaders !== undefined) for (const [name, value] of Object.entries(streamHeaders)) exchange.setHeader?.(name, value); // an answer starts: named
         requestRead();
         if (subscriber.closed) return;
         model = request.model ?? client.model;
@@ -357,10 +369,8 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
       ended(outcome);
     };
     const headers: Record<string, string> = refuseAll ? { Connection: 'close' } : {};
-    if (streamId !== undefined && resumable !== undefined) {
-      headers[STREAM_HEADERS.id] = streamId;
-      if (resumable.log.health() === 'local') headers[STREAM_HEADERS.resumable] = 'local';
-    }
+    // A transport that cannot set a header once the request is valid (no `setHeader`) names the stream up front.
+    if (streamHeaders !== undefined && exchange.setHeader === undefined) Object.assign(headers, streamHeaders);
     return {
       wire,
       source,

@@ -107,6 +107,13 @@ export interface RateLimitStore {
    * unreachable (the place then expires, and the reservation is charged at its estimate).
    */
   settle(settlement: RateLimitSettlement): Promise<void>;
+  /**
+   * Undoes an admission whose decision its caller did not get (`admit` rejected: timed out, while the store may still
+   * have run it): if it was admitted, its place and its reservation are freed and its request and tokens given back;
+   * else nothing. Optional: a store whose `admit` cannot reject after deciding (in memory) needs none. Rejects when the
+   * store is unreachable (the place then expires, and the reservation is charged at its estimate).
+   */
+  abort?(admission: RateLimitAdmission): Promise<void>;
   /** Extends a held place and its reservation by `ttlMs` (a long stream keeps them). Rejects when the store is unreachable. */
   renew(key: string, placeId: string, ttlMs: number): Promise<void>;
   /** Frees a place (the response ended). Rejects when the store is unreachable (the place then expires). */

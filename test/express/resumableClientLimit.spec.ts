@@ -47,6 +47,7 @@ describe('maxConcurrentPerClient with resumable answers (chatRouter)', () => {
     const second = await rawRequest(`${base}/chat/stream`, { headers: auth, body: ask });
     expect(second.status).toBe(429);
     expect(JSON.parse(second.body.trim())).toMatchObject({ error: { code: 'concurrency_limit' } });
+    expect(second.headers['chatflux-stream-id']).toBeUndefined(); // refused: no stream was started, none is named
     expect(emulator.requests.length).toBe(1);
 
     // Its owner resumes it, at its limit: the whole answer, to its end.

@@ -107,6 +107,25 @@ export function describeResumeContract(name: string, start: (setup: ResumeTarget
     const upstreamCount = (): number => emulator.requests.length;
     const latestUpstream = (): EmulatorRequest => emulator.requests.at(-1) as EmulatorRequest;
 
+    it('names no stream on a refusal (401, 400, 415: no answer started), on every resumable endpoint', async () => {
+      const refusals: Array<[string, Parameters<typeof rawRequest>[1], number]> = [
+        ['/chat/sse', { body: ask('') }, 401],
+        ['/chat/stream', { body: ask('') }, 401],
+        ['/chat/sse', {}, 401],
+        ['/chat/sse', { headers: auth, body: { messages: 'none' } }, 400],
+        ['/chat/stream', { headers: auth, body: { messages: [] } }, 400],
+        ['/chat/sse?q=%7B', { headers: auth }, 400],
+        ['/chat/stream', { headers: { ...auth, 'content-type': 'text/plain' }, body: 'hi' }, 415],
+        ['/chat/ui', { headers: auth, body: { ...uiChatBody('refused-chat', ''), messages: 'none' } }, 400],
+      ];
+      const before = upstreamCount();
+      for (const [path, options, status] of refusals) {
+        const res = await rawRequest(`${target.baseUrl}${path}`, options);
+        expect([path, res.status, res.headers['chatflux-stream-id']]).toEqual([path, status, undefined]);
+      }
+      expect(upstreamCount()).toBe(before);
+    });
+
     it('answers POST /chat/sse with Chatflux-Stream-Id and an id: naming the stream and the position on every event', async () => {
       const res = await rawRequest(`${target.baseUrl}/chat/sse`, { headers: auth, body: ask('tokens=12') });
       expect(res.status).toBe(200);

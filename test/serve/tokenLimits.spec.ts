@@ -2,7 +2,7 @@
  * The serving options' token limits in one process (the memory store), over real HTTP (Express's chatRouter, and the
  * web handlers for the headers): tokens reserved at admission and settled with the upstream's usage — on
  * `/v1/chat/completions` streams whose client did not ask for it too —, a stream cancelled at its 200th piece of 1,000
- * charged for what it emitted, the x-ratelimit-*-tokens headers before the first byte, and a spent budget refused with
+ * (and a /v1/messages one) charged for what it emitted, the x-ratelimit-*-tokens headers before the first byte, and a spent budget refused with
  * 429 insufficient_quota that the openai SDK does not retry.
  */
 import express from 'express';
@@ -25,7 +25,7 @@ const messages = [{ role: 'user', content: 'Tell me a long story about tokens.' 
 let emulator: Emulator;
 const closers: Array<() => Promise<void>> = [];
 /** chatRouter under `limits`, with a count of the requests that reached it; `settled` collects onSettle's events. */
-const start = async (limits: RateLimitsConfig) => {
+const start = async (limits: RateLimitsConfig, resumable = false) => {
   const settled: RateLimitSettleEvent[] = [];
   const client = createChatClient({ baseUrl: emulator.url, apiKey: 'sk-up', model: 'deepseek-chat', retry: false });
   const app = express();
@@ -34,7 +34,7 @@ const start = async (limits: RateLimitsConfig) => {
     requests++;
     next();
   });
-  app.use(chatRouter({ client, apiKeys: [KEY], heartbeatMs: 0, limits: { ...limits, onSettle: (event) => settled.push(event) } }));
+  app.use(chatRouter({ client, apiKeys: [KEY], heartbeatMs: 0, limits: { ...limits, onSettle: (event) => settled.push(event) }, ...(resumable ? { resumable: true } : {}) }));
   const server = await startServer(app);
   closers.push(server.close, () => client.close());
   return { url: server.url, settled, requests: () => requests };
@@ -104,6 +104,18 @@ describe('token limits, in one process', () => {
     expect(settled.slice(3).map((event) => event.estimated)).toEqual([false, false, false]);
   });
 
+  it('settles a resumable answer (its producer counts what it logs) as the same answer not logged', async () => {
+    const plain = await start({ tokensPerMinute: 1_000_000 });
+    const logged = await start({ tokensPerMinute: 1_000_000 }, true);
+    for (const path of ['/chat/stream', '/chat/sse']) {
+      expect((await rawRequest(`${plain.url}${path}`, { headers: AUTH, body: { messages } })).headers['chatflux-stream-id']).toBeUndefined();
+      expect((await rawRequest(`${logged.url}${path}`, { headers: AUTH, body: { messages } })).headers['chatflux-stream-id']).toBeDefined();
+    }
+    await until(() => plain.settled.length === 2 && logged.settled.length === 2);
+    expect(logged.settled.map((event) => event.estimated)).toEqual([false, false]);
+    expect(logged.settled.map((event) => event.used)).toEqual(plain.settled.map((event) => event.used));
+  });
+
   it('charges a stream cancelled at its 200th piece of 1,000 for about 200 answer tokens (±10 %), flagged estimated', async () => {
     const { url, settled } = await start({ tokensPerMinute: 1_000_000, reserveOutputTokens: 1000 });
     const body = JSON.stringify({ model: 'deepseek-chat#tokens=1000;pace=4', messages, max_tokens: 1000 });
@@ -133,6 +145,52 @@ describe('token limits, in one process', () => {
     const output = (event?.used ?? 0) - prompt;
     expect(output).toBeGreaterThanOrEqual(180);
     expect(output).toBeLessThanOrEqual(220);
+  });
+
+  it('settles /v1/messages and /chat/ui answers with their usage, and a /v1/messages stream cancelled at its 200th delta for about 200 answer tokens, flagged estimated', async () => {
+    const { url, settled } = await start({ tokensPerMinute: 1_000_000, reserveOutputTokens: 1000 });
+    const whole = await rawRequest(`${url}/v1/messages`, { headers: AUTH, body: { model: 'deepseek-chat', messages, max_tokens: 1000, stream: true } });
+    const delta = whole.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; usage?: { input_tokens: number; cache_read_input_tokens: number; output_tokens: number } })
+      .find((event) => event.type === 'message_delta');
+    const told = delta?.usage;
+    expect(told).toBeDefined();
+    await until(() => settled.length === 1);
+    expect(settled[0]).toMatchObject({ estimated: false, used: (told?.input_tokens ?? 0) + (told?.cache_read_input_tokens ?? 0) + (told?.output_tokens ?? 0) });
+    const ui = await rawRequest(`${url}/chat/ui`, { headers: AUTH, body: { messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: messages[0]?.content }] }] } });
+    expect(ui.status).toBe(200);
+    await until(() => settled.length === 2);
+    expect(settled[1]).toMatchObject({ estimated: false });
+    expect(settled[1]?.used).toBeGreaterThan(0);
+    settled.splice(0);
+    const body = JSON.stringify({ model: 'deepseek-chat#tokens=1000;pace=4', messages, max_tokens: 1000, stream: true });
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${url}/v1/messages`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' } }, (res) => {
+        let deltas = 0;
+        let rest = '';
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => {
+          const parts = (rest + text).split('\n');
+          rest = parts.pop() ?? '';
+          deltas += parts.filter((line) => line.startsWith('data: ') && line.includes('"content_block_delta"')).length;
+          if (deltas >= 200) {
+            req.destroy(); // the client goes away at its 200th delta
+            resolve();
+          }
+        });
+        res.on('error', () => undefined);
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
+      req.end(body);
+    });
+    await until(() => settled.length === 1);
+    const [event] = settled;
+    expect(event).toMatchObject({ estimated: true });
+    const output = (event?.used ?? 0) - ((event?.reserved ?? 0) - 1000); // the reservation: the prompt + 1000
+    expect(output).toBeGreaterThanOrEqual(180);
+    expect(output).toBeLessThanOrEqual(230);
   });
 
   it('charges the prompt of a request whose client went away before its first byte (the upstream read it), and nothing for an upstream that refused', async () => {
