@@ -2,7 +2,10 @@
  * The processes of the gateway load bench, one role per forked child (`--import tsx --expose-gc`):
  *
  * - `upstream`: a tiny OpenAI-compatible SSE server on loopback. The request's `model` picks the answer:
- *   `bench-2000` (2,000 text deltas written back-to-back), `bench-slow` (a delta every second, for at most 120 s),
+ *   `bench-2000` (2,000 text deltas written back-to-back, with one `end`), `bench-ds-2000` (2,000 DeepSeek-shaped deltas,
+ *   562 KB — the answer of Performance III — written at once, with one `end`), `bench-ds-2000-streamed` (the same bytes,
+ *   one `write` per SSE event, each in its own turn of the event loop as a provider flushes each event as it is produced,
+ *   waiting for `'drain'` when a write returns false), `bench-slow` (a delta every second, for at most 120 s),
  *   `bench-20mb` (~20 MB of deltas, written with backpressure: it stops when the reader stops), `bench-hold` (a delta
  *   now, then one every 5 s for at most 600 s: a held stream), `bench-tick` (a delta every 10 ms, all such streams on
  *   one timer, for at most 120 s), `bench-big-tool-<bytes>` (one tool call of that many bytes of arguments) and
@@ -27,7 +30,7 @@ import { connect, createServer as createNetServer } from 'node:net';
 import { pipeline } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { chatfluxDir } from '../lib/chatfluxDir.js';
-import { encodeEvents, textEvents, toolArguments, toolEvents } from '../workloads.js';
+import { DEEPSEEK_SHAPE, encodeEvents, textEvents, toolArguments, toolEvents } from '../workloads.js';
 
 export type Role = 'upstream' | 'raw' | 'floor' | 'chatflux' | 'chatflux2' | 'portkey';
 
@@ -38,7 +41,7 @@ export interface Stats {
   heapMb: number;
   cpuUserMs: number;
   cpuSystemMs: number;
-  /** upstream only: `bench-2000` responses written completely. */
+  /** upstream only: `bench-2000` and `bench-ds-2000*` responses written completely. */
   completed: number;
   /** upstream only: bytes written to `bench-20mb` responses. */
   bigBytes: number;
@@ -51,6 +54,40 @@ export function answer2000(): { body: Buffer; text: string } {
   const text = { text: '' };
   const { bytes } = encodeEvents(() => textEvents(STREAM_DELTAS, 7, text));
   return { body: bytes, text: text.text };
+}
+
+/** How the upstream writes the Performance III answer: one write per SSE event (as a provider does), or all at once. */
+export type UpstreamMode = 'streamed' | 'atOnce';
+
+/** The model that selects the Performance III answer written in `mode`. */
+export const dsModel = (mode: UpstreamMode): string =>
+  mode === 'streamed' ? 'bench-ds-2000-streamed' : 'bench-ds-2000';
+
+/** The Performance III answer: 2,000 DeepSeek-shaped deltas (562 KB), one view per SSE event, and its text. */
+export function answerDs2000(): { body: Buffer; events: Uint8Array[]; text: string } {
+  const text = { text: '' };
+  const { bytes, perEvent } = encodeEvents(() => textEvents(STREAM_DELTAS, 7, text, DEEPSEEK_SHAPE));
+  return { body: bytes, events: perEvent, text: text.text };
+}
+
+/**
+ * Writes `events` one `write` each, every write in its own turn of the event loop (concurrent answers interleave, as a
+ * provider's do), pausing on backpressure; then ends the response.
+ */
+function writeEach(res: ServerResponse, events: Uint8Array[]): void {
+  let i = 0;
+  let closed = false;
+  res.on('close', () => (closed = true));
+  const next = (): void => {
+    if (closed) return;
+    if (i === events.length) {
+      res.end();
+      return;
+    }
+    if (res.write(events[i++]!)) setImmediate(next);
+    else res.once('drain', next);
+  };
+  next();
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -77,6 +114,7 @@ export function bigAnswer(model: string): Buffer {
 
 function startUpstream(counters: { completed: number; bigBytes: number }) {
   const { body } = answer2000();
+  const ds = answerDs2000();
   const slowEvents = [...textEvents(120, 8)];
   const tickEvent = slowEvents[1]!;
   const ticking = new Set<ServerResponse>();
@@ -139,6 +177,12 @@ function startUpstream(counters: { completed: number; bigBytes: number }) {
             ticker = undefined;
           }
         });
+      } else if (model === dsModel('streamed')) {
+        res.on('finish', () => counters.completed++);
+        writeEach(res, ds.events);
+      } else if (model === dsModel('atOnce')) {
+        res.on('finish', () => counters.completed++);
+        res.end(ds.body);
       } else if (model?.startsWith('bench-big-')) {
         res.end(bigAnswer(model));
       } else {
