@@ -115,8 +115,8 @@ export function peerSizes(quick: boolean): PeerSizes {
 }
 
 /**
- * The upstream's ways of writing the answer, the judged one first: `streamed` (one write per SSE event, as a provider
- * flushes each event as it is produced: what the issue measured), `atOnce` (the whole answer in one `end`: a proxy that
+ * The upstream's ways of writing the answer, the judged one first: `streamed` (one write per SSE event, each its own
+ * HTTP chunk, as a provider flushes each event as it is produced: what the issue measured), `atOnce` (the whole answer in one `end`: a proxy that
  * pipes bytes forwards a few 64 KB reads while a parsing one handles every event; kept beside it, for reference).
  */
 export const UPSTREAM_MODES: readonly UpstreamMode[] = ['streamed', 'atOnce'];

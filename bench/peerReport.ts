@@ -221,8 +221,9 @@ export function renderPeerSection(runs: PeerRun[]): string {
     '',
     `Method. A loopback upstream answers every request with the same 2,000 DeepSeek-shaped deltas (562 KB: the fields of DeepSeek's ` +
       `recorded wire, \`system_fingerprint\`, \`logprobs:null\`, \`finish_reason:null\` on every chunk; bench/workloads.ts DEEPSEEK_SHAPE), ` +
-      `written in one of two ways: **streamed** — one \`write\` per SSE event, each in its own turn of the upstream's event loop (a ` +
-      `provider flushes each event as it is produced; concurrent answers interleave): what the issue measured, and the judged mode; and ` +
+      `written in one of two ways: **streamed** — one \`write\` per SSE event, so each event is its own HTTP chunk on the wire, as a ` +
+      `provider flushes each event as it is produced (written as fast as the socket takes them): what the issue measured, and the ` +
+      `judged mode; and ` +
       `**written at once** — the whole answer in one \`end\` (a proxy that pipes bytes then forwards a few 64 KB reads while a parsing ` +
       `proxy handles all 2,000 events: the least favourable case for a parsing gateway), shown beside it for reference. The contestants — direct (no proxy), ` +
       `the raw pipe proxy (\`node:http\` server, undici request piped into the response unchanged: the limit for any Node proxy), the floor ` +

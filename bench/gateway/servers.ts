@@ -4,8 +4,8 @@
  * - `upstream`: a tiny OpenAI-compatible SSE server on loopback. The request's `model` picks the answer:
  *   `bench-2000` (2,000 text deltas written back-to-back, with one `end`), `bench-ds-2000` (2,000 DeepSeek-shaped deltas,
  *   562 KB — the answer of Performance III — written at once, with one `end`), `bench-ds-2000-streamed` (the same bytes,
- *   one `write` per SSE event, each in its own turn of the event loop as a provider flushes each event as it is produced,
- *   waiting for `'drain'` when a write returns false), `bench-slow` (a delta every second, for at most 120 s),
+ *   one `write` per SSE event as a provider flushes each event, waiting for `'drain'` when a write returns false),
+ *   `bench-slow` (a delta every second, for at most 120 s),
  *   `bench-20mb` (~20 MB of deltas, written with backpressure: it stops when the reader stops), `bench-hold` (a delta
  *   now, then one every 5 s for at most 600 s: a held stream), `bench-tick` (a delta every 10 ms, all such streams on
  *   one timer, for at most 120 s), `bench-big-tool-<bytes>` (one tool call of that many bytes of arguments) and
@@ -71,23 +71,22 @@ export function answerDs2000(): { body: Buffer; events: Uint8Array[]; text: stri
 }
 
 /**
- * Writes `events` one `write` each, every write in its own turn of the event loop (concurrent answers interleave, as a
- * provider's do), pausing on backpressure; then ends the response.
+ * Writes `events` one `write` each (each its own chunk on the wire, as a provider flushes each event), as fast as the
+ * socket takes them: a write that returns false waits for `'drain'`; then ends the response.
  */
 function writeEach(res: ServerResponse, events: Uint8Array[]): void {
   let i = 0;
-  let closed = false;
-  res.on('close', () => (closed = true));
-  const next = (): void => {
-    if (closed) return;
-    if (i === events.length) {
-      res.end();
-      return;
+  const pump = (): void => {
+    while (i < events.length) {
+      if (!res.write(events[i++]!)) {
+        res.once('drain', pump);
+        return;
+      }
     }
-    if (res.write(events[i++]!)) setImmediate(next);
-    else res.once('drain', next);
+    res.end();
   };
-  next();
+  res.on('close', () => res.removeListener('drain', pump));
+  pump();
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
