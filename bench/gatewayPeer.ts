@@ -190,6 +190,11 @@ export interface HolWindow {
   p99GapMs: number;
   /** Reads of the small streams in the window. */
   reads?: number;
+  /**
+   * The longest delay of the proxy process's own event loop in the window, ms (`monitorEventLoopDelay` in that process):
+   * what the process held its loop for, plus any time the shared machine did not schedule it.
+   */
+  loopDelayMaxMs?: number;
 }
 
 export interface HolResult {
@@ -737,10 +742,17 @@ async function headOfLine(
     await reader.open(url, contestant.key, upstream.url, 'bench-tick', sizes.holSmallStreams);
     await sleep(500);
     await reader.start();
+    await proc.stats();
     await sleep(sizes.holBaselineMs);
-    result.windows.push({ label: 'none (baseline: the small streams alone)', bytes: 0, ...(await reader.stop()) });
+    result.windows.push({
+      label: 'none (baseline: the small streams alone)',
+      bytes: 0,
+      ...(await reader.stop()),
+      loopDelayMaxMs: (await proc.stats()).loopDelayMaxMs,
+    });
     for (const big of bigs) {
       await reader.start();
+      await proc.stats();
       const { status, bytes, tail, errorFrame, ms } = await drain(url, contestant, upstream.url, big.model);
       await sleep(50);
       const w: HolWindow = {
@@ -748,17 +760,18 @@ async function headOfLine(
         bytes: bigBytes.get(big.model)!,
         durationMs: ms,
         ...(await reader.stop()),
+        loopDelayMaxMs: (await proc.stats()).loopDelayMaxMs,
       };
       if (status !== 200 || errorFrame || !tail.endsWith('data: [DONE]\n\n'))
         throw new Error(`${big.label}: HTTP ${status}, ${bytes} bytes, ending ${JSON.stringify(tail.slice(-200))}`);
       result.windows.push(w);
       log(
-        `  head-of-line through ${contestant.name}, ${big.label} (${(w.bytes / 1048576).toFixed(1)} MB, ${ms.toFixed(0)} ms): largest gap of ${sizes.holSmallStreams} small streams ${w.largestGapMs.toFixed(1)} ms (p99 ${w.p99GapMs.toFixed(1)} ms), ${(w.largestGapMs - result.windows[0]!.largestGapMs).toFixed(1)} ms over the baseline`,
+        `  head-of-line through ${contestant.name}, ${big.label} (${(w.bytes / 1048576).toFixed(1)} MB, ${ms.toFixed(0)} ms): largest gap of ${sizes.holSmallStreams} small streams ${w.largestGapMs.toFixed(1)} ms (p99 ${w.p99GapMs.toFixed(1)} ms; the process's own event loop held at most ${w.loopDelayMaxMs?.toFixed(1)} ms), ${(w.largestGapMs - result.windows[0]!.largestGapMs).toFixed(1)} ms over the baseline`,
       );
       await sleep(500);
     }
     log(
-      `  head-of-line through ${contestant.name}, baseline: largest gap ${result.windows[0]!.largestGapMs.toFixed(1)} ms`,
+      `  head-of-line through ${contestant.name}, baseline: largest gap ${result.windows[0]!.largestGapMs.toFixed(1)} ms (event loop held at most ${result.windows[0]!.loopDelayMaxMs?.toFixed(1)} ms)`,
     );
   } catch (error) {
     result.status = (error as Error).message;
@@ -779,6 +792,8 @@ export interface PeerBenchConfig {
   sizes?: PeerSizes;
   /** The contestants of the comparison (default all; `direct` is always one). */
   contestants?: Array<PeerContestant['key']>;
+  /** The processes the head-of-line phase goes through (default: the raw pipe, then chatflux `/chat/sse`). */
+  holThrough?: Array<'raw' | 'sse'>;
 }
 
 /** Runs the whole Performance III section once. */
@@ -787,6 +802,7 @@ export async function runPeerBench({
   log,
   sizes = peerSizes(quick),
   contestants,
+  holThrough = ['raw', 'sse'],
 }: PeerBenchConfig): Promise<PeerRun> {
   const { loadavg } = await import('node:os');
   const started = Date.now();
@@ -807,7 +823,7 @@ export async function runPeerBench({
     const hol: HolResult[] = [];
     if (sizes.holSmallStreams > 0) {
       log('performance III: head-of-line');
-      for (const key of ['raw', 'sse'] as const)
+      for (const key of holThrough)
         hol.push(
           await headOfLine(
             upstream,

@@ -150,7 +150,7 @@ export function peerTargets(run: PeerRun): Target[] {
         ' ms',
         1,
       ),
-      context: `(${over >= 0 ? '+' : ''}${f(over)} ms over the baseline)`,
+      context: `(${over >= 0 ? '+' : ''}${f(over)} ms over the baseline; the gateway's own event loop held ≤ ${f(w.loopDelayMaxMs)} ms)`,
     });
   }
   if (hol?.status !== 'ok')
@@ -386,7 +386,9 @@ export function renderPeerSection(runs: PeerRun[]): string {
       `baseline), then while one huge answer, written back to back by the upstream, goes through the same process (after one ` +
       `unmeasured pass of each huge answer; the bench's process drains it). Through chatflux \`/chat/sse\` (judged), and through the ` +
       `raw pipe proxy for reference (what the machine adds). Cells: largest gap ms (p99 of all gaps), one per run; "over the ` +
-      `baseline": the largest gap minus the same run's baseline largest gap (the target is judged on the largest gap itself).` +
+      `baseline": the largest gap minus the same run's baseline largest gap (the target is judged on the largest gap itself); "its ` +
+      `own event loop held": the longest event-loop delay inside the proxy process over the window (\`monitorEventLoopDelay\`, ` +
+      `1 ms resolution: the longest the process held its loop, or was not scheduled by the shared machine).` +
       (hols.length === 0 ? ' Not run this time.' : ''),
     '',
   );
@@ -400,9 +402,10 @@ export function renderPeerSection(runs: PeerRun[]): string {
         `${h.name}: answer ms`,
         `${h.name}: largest gap ms (p99)`,
         `${h.name}: largest gap over the baseline, ms`,
+        `${h.name}: its own event loop held at most, ms`,
       ]),
     ]),
-    row(['---', '---:', ...hols.flatMap(() => ['---:', '---', '---:'])]),
+    row(['---', '---:', ...hols.flatMap(() => ['---:', '---', '---:', '---:'])]),
   );
   const windows = hols.find((h) => h.windows.length > 0)?.windows ?? [];
   for (const [k, w] of windows.entries()) {
@@ -425,6 +428,7 @@ export function renderPeerSection(runs: PeerRun[]): string {
                     return base === undefined || gap === undefined ? '—' : `${gap >= base ? '+' : ''}${f(gap - base)}`;
                   })
                   .join(' / '),
+            ws.map((x) => f(x?.loopDelayMaxMs)).join(' / '),
           ];
         }),
       ]),

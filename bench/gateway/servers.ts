@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connect, createServer as createNetServer } from 'node:net';
 import { pipeline } from 'node:stream';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
 import { chatfluxDir } from '../lib/chatfluxDir.js';
 import { DEEPSEEK_SHAPE, encodeEvents, textEvents, toolArguments, toolEvents } from '../workloads.js';
@@ -45,6 +46,21 @@ export interface Stats {
   completed: number;
   /** upstream only: bytes written to `bench-20mb` responses. */
   bigBytes: number;
+  /**
+   * The longest and the 99th-percentile delay of this process's event loop since the last `stats` call, ms
+   * (`monitorEventLoopDelay`, 1 ms resolution): how long the process held its own loop (or was not scheduled).
+   */
+  loopDelayMaxMs?: number;
+  loopDelayP99Ms?: number;
+}
+
+/** This process's event-loop delay, read and reset at each `stats` call. */
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+function loopDelayStats(): Pick<Stats, 'loopDelayMaxMs' | 'loopDelayP99Ms'> {
+  const figures = { loopDelayMaxMs: loopDelay.max / 1e6, loopDelayP99Ms: loopDelay.percentile(99) / 1e6 };
+  loopDelay.reset();
+  return figures;
 }
 
 export const STREAM_DELTAS = 2000;
@@ -429,6 +445,7 @@ async function main(): Promise<void> {
         cpuUserMs: cpu.user / 1000,
         cpuSystemMs: cpu.system / 1000,
         ...counters,
+        ...loopDelayStats(),
       };
       process.send!(stats);
     } else if (message.type === 'close') {

@@ -131,6 +131,41 @@ describe('the Performance III bench harness', () => {
     ]);
   });
 
+  it("reads the head-of-line gaps in a process of its own, with the proxy's own event-loop delay beside them", async () => {
+    const hol = await runPeerBench({
+      quick: true,
+      log: () => undefined,
+      contestants: [],
+      holThrough: ['raw'],
+      sizes: {
+        ...peerSizes(true),
+        rounds: 0,
+        ttfbProbes: 1,
+        ttfbWarmup: 0,
+        heldStreams: 0,
+        scaleSteps: [],
+        holSmallStreams: 3,
+        holBaselineMs: 300,
+        holToolBytes: 4096,
+        holTextDeltas: 200,
+      },
+    });
+    expect(hol.hol.map((h) => [h.key, h.status])).toEqual([['raw', 'ok']]);
+    expect(hol.hol[0]!.windows.map((w) => w.label)).toEqual([
+      'none (baseline: the small streams alone)',
+      'one tool call of 0.00 MB arguments',
+      'one text of 200 deltas',
+    ]);
+    for (const w of hol.hol[0]!.windows) {
+      expect(w.largestGapMs).toBeGreaterThan(0);
+      expect(w.reads).toBeGreaterThan(0); // the small streams were read in the reader process during the window
+      expect(w.loopDelayMaxMs).toBeGreaterThan(0);
+    }
+    const table = tableAfter(renderPeerSection([hol]), '### Head-of-line');
+    expect(cells(table[0]!)).toContain('raw pipe proxy: its own event loop held at most, ms');
+    expect(cells(table[0]!)).toContain('raw pipe proxy: largest gap over the baseline, ms');
+  }, 60_000);
+
   it('replaces its own section of RESULTS.md and keeps the rest', () => {
     const section = renderPeerSection([run]);
     const before = '# chatflux benchmark results\n\n## Parsing\n\ntext\n';
