@@ -5,10 +5,11 @@
  * every process started here is stopped here (by its handle).
  */
 import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
-import { answer2000, type Role } from './gateway/servers.js';
+import { answerDs2000, dsModel, type Role, type UpstreamMode } from './gateway/servers.js';
 import { installPortkey, PORTKEY } from './gateway/portkey.js';
 import { effectiveNofile, spawn, textOf, type Proc, type SpawnConfig, type Target } from './gatewayLoad.js';
 import { median } from './lib/median.js';
+import { startHolReader } from './gateway/holReader.js';
 
 /** One contestant: a server process role, the path it answers on, and how a client asks it. */
 export interface PeerContestant {
@@ -113,9 +114,18 @@ export function peerSizes(quick: boolean): PeerSizes {
       };
 }
 
+/**
+ * The upstream's ways of writing the answer, the judged one first: `streamed` (one write per SSE event, each its own
+ * HTTP chunk, as a provider flushes each event as it is produced: what the issue measured), `atOnce` (the whole answer in one `end`: a proxy that
+ * pipes bytes forwards a few 64 KB reads while a parsing one handles every event; kept beside it, for reference).
+ */
+export const UPSTREAM_MODES: readonly UpstreamMode[] = ['streamed', 'atOnce'];
+
 /** One load run of one contestant. */
 export interface PeerLoad {
   round: number;
+  /** How the upstream wrote the answers of this run. */
+  mode: UpstreamMode;
   /** Answers received per second: body bytes received ÷ the bytes of one answer's body ÷ seconds. */
   answersPerSec: number;
   /** Whole responses completed in the window. */
@@ -131,8 +141,8 @@ export interface PeerRow {
   name: string;
   status: string;
   loads: PeerLoad[];
-  /** The bytes of one answer's body. */
-  bytesPerAnswer?: number;
+  /** The bytes of one answer's body, by upstream mode. */
+  bytesPerAnswer?: Partial<Record<UpstreamMode, number>>;
   /** Median time to the first body byte over the interleaved probes, ms. */
   ttfbMs?: number;
   heldStreams?: number;
@@ -171,10 +181,20 @@ export interface HolWindow {
   bytes: number;
   /** How long the big answer took through the gateway, ms. */
   durationMs?: number;
-  /** The largest gap between two consecutive reads of any small stream during the window, ms. */
+  /**
+   * The largest gap between two consecutive reads of any small stream during the window, ms (read in a process of its
+   * own that does nothing else: bench/gateway/holReader.ts).
+   */
   largestGapMs: number;
   /** The 99th percentile of the small streams' gaps in the window, ms. */
   p99GapMs: number;
+  /** Reads of the small streams in the window. */
+  reads?: number;
+  /**
+   * The longest delay of the proxy process's own event loop in the window, ms (`monitorEventLoopDelay` in that process):
+   * what the process held its loop for, plus any time the shared machine did not schedule it.
+   */
+  loopDelayMaxMs?: number;
 }
 
 export interface HolResult {
@@ -265,7 +285,7 @@ interface OpenStreams {
  * connections would overflow the listen backlog); a stream that fails before its first byte is opened again, up to
  * 2% of `n` (+3) times in all. Returns them (destroy each to end it).
  */
-async function openStreams(
+export async function openStreams(
   n: number,
   url: string,
   contestant: PeerContestant,
@@ -348,6 +368,7 @@ async function load(
   url: string,
   contestant: PeerContestant,
   upstream: string,
+  model: string,
   seconds: number,
   connections: number,
   atEnd: () => Promise<void> = () => Promise.resolve(),
@@ -359,7 +380,7 @@ async function load(
   let errors = 0;
   const one = () =>
     new Promise<void>((resolve) => {
-      const req = post(url, contestant, upstream, 'bench-2000', agent, (res) => {
+      const req = post(url, contestant, upstream, model, agent, (res) => {
         if (res.statusCode !== 200) errors++;
         res.on('data', (part: Buffer) => {
           if (measuring) bytes += part.length;
@@ -396,7 +417,7 @@ async function load(
 function probe(url: string, contestant: PeerContestant, upstream: string, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const req = post(url, contestant, upstream, 'bench-2000', agent, (res) => {
+    const req = post(url, contestant, upstream, dsModel('streamed'), agent, (res) => {
       res.once('data', () => {
         const ms = performance.now() - start;
         res.resume();
@@ -454,7 +475,7 @@ async function compare(
   log: (line: string) => void,
   contestants: PeerContestant[],
 ): Promise<PeerRow[]> {
-  const expected = answer2000().text;
+  const expected = answerDs2000().text;
   const procs = new Map<Role | 'direct', Proc | string>([['direct', upstream]]);
   const rows: PeerRow[] = [];
   try {
@@ -486,13 +507,18 @@ async function compare(
         continue;
       }
       const url = `${proc.url}${contestant.path}`;
-      // Correctness first: the answer through this contestant must be the upstream's text, exactly.
+      // Correctness first: the answer through this contestant must be the upstream's text, exactly, in both modes.
       try {
-        const { status, body } = await fetchAll(url, contestant, upstream.url, 'bench-2000');
-        const got = status === 200 ? textOf(body, contestant.wire) : `HTTP ${status}: ${body.slice(0, 200)}`;
-        if (got !== expected)
-          throw new Error(`wrong answer (${got.length} chars, want ${expected.length}): ${got.slice(0, 120)}`);
-        row.bytesPerAnswer = Buffer.byteLength(body);
+        row.bytesPerAnswer = {};
+        for (const mode of UPSTREAM_MODES) {
+          const { status, body } = await fetchAll(url, contestant, upstream.url, dsModel(mode));
+          const got = status === 200 ? textOf(body, contestant.wire) : `HTTP ${status}: ${body.slice(0, 200)}`;
+          if (got !== expected)
+            throw new Error(
+              `wrong answer, upstream ${mode} (${got.length} chars, want ${expected.length}): ${got.slice(0, 120)}`,
+            );
+          row.bytesPerAnswer[mode] = Buffer.byteLength(body);
+        }
       } catch (error) {
         row.status = `does not stream the answer correctly: ${(error as Error).message}`;
         log(`  ${contestant.name}: SKIPPED — ${row.status}`);
@@ -513,36 +539,50 @@ async function compare(
         log(`  ${contestant.name}: held streams failed: ${(error as Error).message}`);
       }
     }
-    // Load rounds, interleaved: each round runs every contestant once, the order rotated round by round.
+    // Load rounds, interleaved: each round runs every contestant once in each upstream mode, the order of the
+    // contestants rotated round by round, the order of the modes alternated.
     for (let round = 0; round < sizes.rounds; round++) {
       const order = live.map((_, i) => live[(i + round) % live.length]!);
-      for (const { contestant, proc, url, row } of order) {
-        await load(
-          url,
-          contestant,
-          upstream.url,
-          round === 0 ? sizes.warmupSeconds * 2 : sizes.warmupSeconds,
-          sizes.connections,
-        );
-        const before = await proc.stats();
-        let after = before;
-        const result = await load(url, contestant, upstream.url, sizes.loadSeconds, sizes.connections, async () => {
-          after = await proc.stats();
-        });
-        const answers = result.bytes / row.bytesPerAnswer!;
-        const cpu = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
-        const entry: PeerLoad = {
-          round: round + 1,
-          answersPerSec: answers / result.seconds,
-          completed: result.completed,
-          ...(answers > 0 ? { cpuMsPerAnswer: cpu / answers } : {}),
-          errors: result.errors,
-        };
-        row.loads.push(entry);
-        log(
-          `  round ${round + 1} ${contestant.name}: ${entry.answersPerSec.toFixed(0)} answers/s, CPU ${entry.cpuMsPerAnswer?.toFixed(2) ?? '—'} ms/answer${entry.errors ? `, ${entry.errors} errors` : ''}`,
-        );
-      }
+      const modes = round % 2 === 0 ? UPSTREAM_MODES : [...UPSTREAM_MODES].reverse();
+      for (const [m, mode] of modes.entries())
+        for (const { contestant, proc, url, row } of order) {
+          const model = dsModel(mode);
+          await load(
+            url,
+            contestant,
+            upstream.url,
+            model,
+            round === 0 && m === 0 ? sizes.warmupSeconds * 2 : sizes.warmupSeconds,
+            sizes.connections,
+          );
+          const before = await proc.stats();
+          let after = before;
+          const result = await load(
+            url,
+            contestant,
+            upstream.url,
+            model,
+            sizes.loadSeconds,
+            sizes.connections,
+            async () => {
+              after = await proc.stats();
+            },
+          );
+          const answers = result.bytes / row.bytesPerAnswer![mode]!;
+          const cpu = after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
+          const entry: PeerLoad = {
+            round: round + 1,
+            mode,
+            answersPerSec: answers / result.seconds,
+            completed: result.completed,
+            ...(answers > 0 ? { cpuMsPerAnswer: cpu / answers } : {}),
+            errors: result.errors,
+          };
+          row.loads.push(entry);
+          log(
+            `  round ${round + 1}, upstream ${mode}, ${contestant.name}: ${entry.answersPerSec.toFixed(0)} answers/s, CPU ${entry.cpuMsPerAnswer?.toFixed(2) ?? '—'} ms/answer${entry.errors ? `, ${entry.errors} errors` : ''}`,
+          );
+        }
     }
     // Time to first byte, interleaved: probe i goes to every contestant in turn (warm: after the load rounds).
     const agents = live.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
@@ -695,50 +735,50 @@ async function headOfLine(
   });
   if (typeof proc === 'string') return { ...result, status: `${contestant.name} did not start: ${proc}` };
   const url = `${proc.url}${contestant.path}`;
-  const last = new Float64Array(sizes.holSmallStreams);
-  let gaps: number[] | undefined;
-  let requests: Array<{ destroy(): void }> = [];
-  const window = (): { largestGapMs: number; p99GapMs: number } => {
-    const now = performance.now();
-    const all = gaps!;
-    for (const at of last) all.push(now - at); // a stream still waiting at the window's end
-    gaps = undefined;
-    all.sort((a, b) => a - b);
-    return { largestGapMs: all.at(-1) ?? NaN, p99GapMs: all[Math.floor(all.length * 0.99)] ?? NaN };
-  };
+  const reader = startHolReader();
   try {
     // Warm the process up with the huge answers once (JIT), not measured.
     for (const big of bigs) await drain(url, contestant, upstream.url, big.model);
-    ({ requests } = await openStreams(sizes.holSmallStreams, url, contestant, upstream.url, 'bench-tick', (id, at) => {
-      if (gaps !== undefined) gaps.push(at - last[id]!);
-      last[id] = at;
-    }));
+    await reader.open(url, contestant.key, upstream.url, 'bench-tick', sizes.holSmallStreams);
     await sleep(500);
-    gaps = [];
+    await reader.start();
+    await proc.stats();
     await sleep(sizes.holBaselineMs);
-    result.windows.push({ label: 'none (baseline: the small streams alone)', bytes: 0, ...window() });
+    result.windows.push({
+      label: 'none (baseline: the small streams alone)',
+      bytes: 0,
+      ...(await reader.stop()),
+      loopDelayMaxMs: (await proc.stats()).loopDelayMaxMs,
+    });
     for (const big of bigs) {
-      gaps = [];
+      await reader.start();
+      await proc.stats();
       const { status, bytes, tail, errorFrame, ms } = await drain(url, contestant, upstream.url, big.model);
       await sleep(50);
-      const w: HolWindow = { label: big.label, bytes: bigBytes.get(big.model)!, durationMs: ms, ...window() };
+      const w: HolWindow = {
+        label: big.label,
+        bytes: bigBytes.get(big.model)!,
+        durationMs: ms,
+        ...(await reader.stop()),
+        loopDelayMaxMs: (await proc.stats()).loopDelayMaxMs,
+      };
       if (status !== 200 || errorFrame || !tail.endsWith('data: [DONE]\n\n'))
         throw new Error(`${big.label}: HTTP ${status}, ${bytes} bytes, ending ${JSON.stringify(tail.slice(-200))}`);
       result.windows.push(w);
       log(
-        `  head-of-line through ${contestant.name}, ${big.label} (${(w.bytes / 1048576).toFixed(1)} MB, ${ms.toFixed(0)} ms): largest gap of ${sizes.holSmallStreams} small streams ${w.largestGapMs.toFixed(1)} ms (p99 ${w.p99GapMs.toFixed(1)} ms)`,
+        `  head-of-line through ${contestant.name}, ${big.label} (${(w.bytes / 1048576).toFixed(1)} MB, ${ms.toFixed(0)} ms): largest gap of ${sizes.holSmallStreams} small streams ${w.largestGapMs.toFixed(1)} ms (p99 ${w.p99GapMs.toFixed(1)} ms; the process's own event loop held at most ${w.loopDelayMaxMs?.toFixed(1)} ms), ${(w.largestGapMs - result.windows[0]!.largestGapMs).toFixed(1)} ms over the baseline`,
       );
       await sleep(500);
     }
     log(
-      `  head-of-line through ${contestant.name}, baseline: largest gap ${result.windows[0]!.largestGapMs.toFixed(1)} ms`,
+      `  head-of-line through ${contestant.name}, baseline: largest gap ${result.windows[0]!.largestGapMs.toFixed(1)} ms (event loop held at most ${result.windows[0]!.loopDelayMaxMs?.toFixed(1)} ms)`,
     );
   } catch (error) {
     result.status = (error as Error).message;
     log(`  head-of-line through ${contestant.name}: FAILED — ${result.status}`);
   } finally {
-    gaps = undefined;
-    await closeStreams(requests, 500);
+    await reader.close();
+    await sleep(500);
     await proc.close();
   }
   return result;
@@ -752,6 +792,8 @@ export interface PeerBenchConfig {
   sizes?: PeerSizes;
   /** The contestants of the comparison (default all; `direct` is always one). */
   contestants?: Array<PeerContestant['key']>;
+  /** The processes the head-of-line phase goes through (default: the raw pipe, then chatflux `/chat/sse`). */
+  holThrough?: Array<'raw' | 'sse'>;
 }
 
 /** Runs the whole Performance III section once. */
@@ -760,6 +802,7 @@ export async function runPeerBench({
   log,
   sizes = peerSizes(quick),
   contestants,
+  holThrough = ['raw', 'sse'],
 }: PeerBenchConfig): Promise<PeerRun> {
   const { loadavg } = await import('node:os');
   const started = Date.now();
@@ -780,7 +823,7 @@ export async function runPeerBench({
     const hol: HolResult[] = [];
     if (sizes.holSmallStreams > 0) {
       log('performance III: head-of-line');
-      for (const key of ['raw', 'sse'] as const)
+      for (const key of holThrough)
         hol.push(
           await headOfLine(
             upstream,

@@ -31,10 +31,38 @@ export interface WorkloadSpec {
 const ID = 'chatcmpl-68c7a6b1d2e3';
 const CREATED = 1767867407;
 const MODEL = 'kimi-k2';
-const HEAD = `{"id":"${ID}","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}","choices":[{"index":0,"delta":`;
-const TAIL = ',"finish_reason":null}]}';
-const FINISH = (reason: string): string =>
-  `{"id":"${ID}","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}","choices":[{"index":0,"delta":{"content":""},"finish_reason":"${reason}"}],"usage":{"prompt_tokens":11,"completion_tokens":2000,"total_tokens":2011,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":11}}`;
+
+/** The fixed parts of an answer's chunks, around each chunk's `delta`. */
+export interface ChunkShape {
+  /** The chunk's text up to its `delta`'s value. */
+  head: string;
+  /** The chunk's text after its `delta`'s value. */
+  tail: string;
+  /** The whole finishing chunk, given its `finish_reason`. */
+  finish: (reason: string) => string;
+}
+
+/** The compact shape of the parse bench's workloads (no optional fields). */
+export const COMPACT_SHAPE: ChunkShape = {
+  head: `{"id":"${ID}","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}","choices":[{"index":0,"delta":`,
+  tail: ',"finish_reason":null}]}',
+  finish: (reason) =>
+    `{"id":"${ID}","object":"chat.completion.chunk","created":${CREATED},"model":"${MODEL}","choices":[{"index":0,"delta":{"content":""},"finish_reason":"${reason}"}],"usage":{"prompt_tokens":11,"completion_tokens":2000,"total_tokens":2011,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":11}}`,
+};
+
+const DS_ID = 'f6117a0b-129d-46fa-b239-78f01c2c5df9';
+const DS_FP = 'fp_eaab8d114b_prod0820_fp8_kvcache';
+/**
+ * DeepSeek's wire as recorded (../shared/real-streams/deepseek-chat-text.sse): a UUID id, `system_fingerprint`,
+ * `logprobs:null` and `finish_reason:null` on every chunk, usage with `prompt_tokens_details` on the finishing one.
+ * 2,000 deltas of {@link textEvents} in it are 562 KB (the issue's "2,000 DeepSeek-shaped deltas (563 KB)").
+ */
+export const DEEPSEEK_SHAPE: ChunkShape = {
+  head: `{"id":"${DS_ID}","object":"chat.completion.chunk","created":1764657993,"model":"deepseek-chat","system_fingerprint":"${DS_FP}","choices":[{"index":0,"delta":`,
+  tail: ',"logprobs":null,"finish_reason":null}]}',
+  finish: (reason) =>
+    `{"id":"${DS_ID}","object":"chat.completion.chunk","created":1764657993,"model":"deepseek-chat","system_fingerprint":"${DS_FP}","choices":[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"${reason}"}],"usage":{"prompt_tokens":13,"completion_tokens":2000,"total_tokens":2013,"prompt_tokens_details":{"cached_tokens":0},"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":13}}`,
+};
 
 const ASCII_WORDS = [
   'the',
@@ -75,17 +103,22 @@ function textDelta(rnd: ReturnType<typeof createPrng>): string {
 }
 
 /** The SSE event texts of a text answer with `deltas` content deltas (a generator: nothing is kept but the text). */
-export function* textEvents(deltas: number, seed = 1, answer: { text: string } = { text: '' }): Generator<string> {
+export function* textEvents(
+  deltas: number,
+  seed = 1,
+  answer: { text: string } = { text: '' },
+  { head, tail, finish }: ChunkShape = COMPACT_SHAPE,
+): Generator<string> {
   const rnd = createPrng(seed);
   const parts: string[] = [];
-  yield `data: ${HEAD}{"role":"assistant","content":""}${TAIL}\n\n`;
+  yield `data: ${head}{"role":"assistant","content":""}${tail}\n\n`;
   for (let i = 0; i < deltas; i++) {
     const piece = textDelta(rnd);
     parts.push(piece);
-    yield `data: ${HEAD}{"content":${JSON.stringify(piece)}}${TAIL}\n\n`;
+    yield `data: ${head}{"content":${JSON.stringify(piece)}}${tail}\n\n`;
   }
   answer.text = parts.join('');
-  yield `data: ${FINISH('stop')}\n\n`;
+  yield `data: ${finish('stop')}\n\n`;
   yield 'data: [DONE]\n\n';
 }
 
@@ -114,13 +147,13 @@ export function toolArguments(bytes: number, seed = 2): string {
 /** The SSE event texts of one tool call whose arguments `args` arrive in 1–8 character fragments. */
 export function* toolEvents(args: string, name: string, seed = 3): Generator<string> {
   const rnd = createPrng(seed);
-  yield `data: ${HEAD}{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_00_JQSxq1bench","type":"function","function":{"name":"${name}","arguments":""}}]}${TAIL}\n\n`;
+  yield `data: ${COMPACT_SHAPE.head}{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_00_JQSxq1bench","type":"function","function":{"name":"${name}","arguments":""}}]}${COMPACT_SHAPE.tail}\n\n`;
   for (let at = 0; at < args.length;) {
     const piece = args.slice(at, at + rnd.int(1, 8));
     at += piece.length;
-    yield `data: ${HEAD}{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(piece)}}}]}${TAIL}\n\n`;
+    yield `data: ${COMPACT_SHAPE.head}{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(piece)}}}]}${COMPACT_SHAPE.tail}\n\n`;
   }
-  yield `data: ${FINISH('tool_calls')}\n\n`;
+  yield `data: ${COMPACT_SHAPE.finish('tool_calls')}\n\n`;
   yield 'data: [DONE]\n\n';
 }
 

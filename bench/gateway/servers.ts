@@ -2,7 +2,10 @@
  * The processes of the gateway load bench, one role per forked child (`--import tsx --expose-gc`):
  *
  * - `upstream`: a tiny OpenAI-compatible SSE server on loopback. The request's `model` picks the answer:
- *   `bench-2000` (2,000 text deltas written back-to-back), `bench-slow` (a delta every second, for at most 120 s),
+ *   `bench-2000` (2,000 text deltas written back-to-back, with one `end`), `bench-ds-2000` (2,000 DeepSeek-shaped deltas,
+ *   562 KB — the answer of Performance III — written at once, with one `end`), `bench-ds-2000-streamed` (the same bytes,
+ *   one `write` per SSE event as a provider flushes each event, waiting for `'drain'` when a write returns false),
+ *   `bench-slow` (a delta every second, for at most 120 s),
  *   `bench-20mb` (~20 MB of deltas, written with backpressure: it stops when the reader stops), `bench-hold` (a delta
  *   now, then one every 5 s for at most 600 s: a held stream), `bench-tick` (a delta every 10 ms, all such streams on
  *   one timer, for at most 120 s), `bench-big-tool-<bytes>` (one tool call of that many bytes of arguments) and
@@ -25,9 +28,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connect, createServer as createNetServer } from 'node:net';
 import { pipeline } from 'node:stream';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
 import { chatfluxDir } from '../lib/chatfluxDir.js';
-import { encodeEvents, textEvents, toolArguments, toolEvents } from '../workloads.js';
+import { DEEPSEEK_SHAPE, encodeEvents, textEvents, toolArguments, toolEvents } from '../workloads.js';
 
 export type Role = 'upstream' | 'raw' | 'floor' | 'chatflux' | 'chatflux2' | 'portkey';
 
@@ -38,10 +42,25 @@ export interface Stats {
   heapMb: number;
   cpuUserMs: number;
   cpuSystemMs: number;
-  /** upstream only: `bench-2000` responses written completely. */
+  /** upstream only: `bench-2000` and `bench-ds-2000*` responses written completely. */
   completed: number;
   /** upstream only: bytes written to `bench-20mb` responses. */
   bigBytes: number;
+  /**
+   * The longest and the 99th-percentile delay of this process's event loop since the last `stats` call, ms
+   * (`monitorEventLoopDelay`, 1 ms resolution): how long the process held its own loop (or was not scheduled).
+   */
+  loopDelayMaxMs?: number;
+  loopDelayP99Ms?: number;
+}
+
+/** This process's event-loop delay, read and reset at each `stats` call. */
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+function loopDelayStats(): Pick<Stats, 'loopDelayMaxMs' | 'loopDelayP99Ms'> {
+  const figures = { loopDelayMaxMs: loopDelay.max / 1e6, loopDelayP99Ms: loopDelay.percentile(99) / 1e6 };
+  loopDelay.reset();
+  return figures;
 }
 
 export const STREAM_DELTAS = 2000;
@@ -51,6 +70,39 @@ export function answer2000(): { body: Buffer; text: string } {
   const text = { text: '' };
   const { bytes } = encodeEvents(() => textEvents(STREAM_DELTAS, 7, text));
   return { body: bytes, text: text.text };
+}
+
+/** How the upstream writes the Performance III answer: one write per SSE event (as a provider does), or all at once. */
+export type UpstreamMode = 'streamed' | 'atOnce';
+
+/** The model that selects the Performance III answer written in `mode`. */
+export const dsModel = (mode: UpstreamMode): string =>
+  mode === 'streamed' ? 'bench-ds-2000-streamed' : 'bench-ds-2000';
+
+/** The Performance III answer: 2,000 DeepSeek-shaped deltas (562 KB), one view per SSE event, and its text. */
+export function answerDs2000(): { body: Buffer; events: Uint8Array[]; text: string } {
+  const text = { text: '' };
+  const { bytes, perEvent } = encodeEvents(() => textEvents(STREAM_DELTAS, 7, text, DEEPSEEK_SHAPE));
+  return { body: bytes, events: perEvent, text: text.text };
+}
+
+/**
+ * Writes `events` one `write` each (each its own chunk on the wire, as a provider flushes each event), as fast as the
+ * socket takes them: a write that returns false waits for `'drain'`; then ends the response.
+ */
+function writeEach(res: ServerResponse, events: Uint8Array[]): void {
+  let i = 0;
+  const pump = (): void => {
+    while (i < events.length) {
+      if (!res.write(events[i++]!)) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+    res.end();
+  };
+  res.on('close', () => res.removeListener('drain', pump));
+  pump();
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -77,6 +129,7 @@ export function bigAnswer(model: string): Buffer {
 
 function startUpstream(counters: { completed: number; bigBytes: number }) {
   const { body } = answer2000();
+  const ds = answerDs2000();
   const slowEvents = [...textEvents(120, 8)];
   const tickEvent = slowEvents[1]!;
   const ticking = new Set<ServerResponse>();
@@ -139,6 +192,12 @@ function startUpstream(counters: { completed: number; bigBytes: number }) {
             ticker = undefined;
           }
         });
+      } else if (model === dsModel('streamed')) {
+        res.on('finish', () => counters.completed++);
+        writeEach(res, ds.events);
+      } else if (model === dsModel('atOnce')) {
+        res.on('finish', () => counters.completed++);
+        res.end(ds.body);
       } else if (model?.startsWith('bench-big-')) {
         res.end(bigAnswer(model));
       } else {
@@ -386,6 +445,7 @@ async function main(): Promise<void> {
         cpuUserMs: cpu.user / 1000,
         cpuSystemMs: cpu.system / 1000,
         ...counters,
+        ...loopDelayStats(),
       };
       process.send!(stats);
     } else if (message.type === 'close') {
