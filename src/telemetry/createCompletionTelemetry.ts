@@ -188,9 +188,14 @@ function startCall(
   let usage: ChatCompletionChunk['usage'];
   let ended = false;
   let inBurst = false;
+  /** The burst's time (to the first chunk, or since the previous burst) and its histogram, recorded at its end. */
+  let burstSeconds = 0;
+  let burstHistogram: Histogram | undefined;
   const endBurst = (): void => {
     inBurst = false;
     lastAt = performance.now();
+    burstHistogram?.record(burstSeconds, base);
+    burstHistogram = undefined;
   };
   const finishReasons: string[] = [];
   const texts: string[] = [];
@@ -220,11 +225,15 @@ function startCall(
       // gaps of a few µs say nothing about the stream's pace). The burst ends at the next microtask.
       if (!inBurst) {
         const now = performance.now();
+        // Measured now, recorded (the SDK hashes the attributes) at the burst's end: after the writer has sent the
+        // first chunk on, not on the way to the client's first byte.
         if (firstAt === undefined) {
           firstAt = now;
-          metrics.firstChunk.record((now - started) / 1000, base);
+          burstHistogram = metrics.firstChunk;
+          burstSeconds = (now - started) / 1000;
         } else {
-          metrics.perChunk.record((now - lastAt) / 1000, base);
+          burstHistogram = metrics.perChunk;
+          burstSeconds = (now - lastAt) / 1000;
         }
         inBurst = true;
         queueMicrotask(endBurst);
