@@ -26,6 +26,7 @@ import { produceLogged, type ProduceLoggedConfig } from './produceLogged.js';
 import { readLogged } from './readLogged.js';
 import { resolveResumable } from './resolveResumable.js';
 import { STREAM_HEADERS } from './STREAM_HEADERS.js';
+import { subscribeAhead } from './subscribeAhead.js';
 import { streamEventId } from './streamEventId.js';
 import { readChatQuery } from './readChatQuery.js';
 import { resolveServingSettings } from './resolveServingSettings.js';
@@ -37,6 +38,7 @@ import { tokenParameter } from './tokenParameter.js';
 import { toRequestError } from './toRequestError.js';
 import { usageOf } from './usageOf.js';
 import type { WriteOutcome } from './WriteOutcome.js';
+import type { StreamProducer } from '../store/StreamProducer.js';
 
 /** The serving core's entries, one per endpoint: see {@link createServingCore}. */
 export interface ServingCore<R = unknown> {
@@ -338,7 +340,16 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const answer$ = upstream === undefined ? called : defer(() => (upstream('asked'), called)).pipe(tap({ error: () => upstream('failed') }));
         if (streamId === undefined || resumable === undefined) return void answer$.subscribe(subscriber);
         const { abandonAfterMs } = resumable;
-        const producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
+        // The upstream request goes out now, while the stream log opens (the shared log's open is a round trip to
+        // Redis): what the answer emits meanwhile waits for the producer. A log that cannot open aborts the request.
+        const ahead = subscribeAhead(answer$);
+        let producer: StreamProducer;
+        try {
+          producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
+        } catch (error) {
+          ahead.cancel();
+          throw error;
+        }
         const keep = pending.keepPlace?.(); // the upstream request keeps its client's place until it stops
         let onEnd = keep;
         if (chat !== undefined && chatStreams !== undefined) {
@@ -349,7 +360,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
             chatStreams.delete(chat.client, chat.id, streamId);
           };
         }
-        produceLogged(producer, answer$, subscriber, {
+        produceLogged(producer, ahead.source, subscriber, {
           as: producedAs(wire),
           secrets,
           ...(onEnd === undefined ? {} : { onEnd }),

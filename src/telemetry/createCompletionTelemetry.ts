@@ -1,4 +1,4 @@
-import type { Attributes, Counter, Histogram, Meter, MeterProvider, Span } from '@opentelemetry/api';
+import type { Attributes, Counter, Histogram, Meter, MeterProvider, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import type { ChatCompletionChunk } from '../core/schemas/index.js';
 import type { CompletionCall } from './CompletionCall.js';
 import type { CompletionDescription } from './CompletionDescription.js';
@@ -126,26 +126,43 @@ export function createCompletionTelemetry(config: TelemetryConfig = {}): Complet
     }
     return instruments;
   };
+  // What is the same from call to call is made once, not per call: the tracer (while the provider is the same), the
+  // base attributes (while the provider name and the base URL are: a client calls one, a route a few) and the model's
+  // attributes (while the model is). One entry each, replaced when the input changes: nothing grows with the requests.
+  let tracerOf: { provider: TracerProvider; tracer: Tracer } | undefined;
+  let baseOf: { providerName: string; baseUrl: string | undefined; base: Attributes } | undefined;
+  let modelOf: { base: Attributes; model: string; span: Attributes; metric: Attributes; name: string } | undefined;
   return {
     start: (description) => {
-      const tracer = (config.tracerProvider ?? api.trace.getTracerProvider()).getTracer(SCOPE);
+      const provider = config.tracerProvider ?? api.trace.getTracerProvider();
+      if (tracerOf?.provider !== provider) tracerOf = { provider, tracer: provider.getTracer(SCOPE) };
       const metrics = instrumentsNow();
-      const base: Attributes = {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.provider.name': config.providerName ?? description.providerName,
-        ...serverOf(description.baseUrl),
-      };
-      const model = description.model === undefined ? undefined : bounds.clean(description.model);
-      const span = tracer.startSpan(`chat ${model ?? ''}`.trimEnd(), {
+      const providerName = config.providerName ?? description.providerName;
+      if (baseOf?.providerName !== providerName || baseOf.baseUrl !== description.baseUrl) {
+        const base = Object.freeze({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': providerName, ...serverOf(description.baseUrl) });
+        baseOf = { providerName, baseUrl: description.baseUrl, base };
+      }
+      const { base } = baseOf;
+      if (description.model !== undefined && (modelOf?.model !== description.model || modelOf.base !== base)) {
+        const cleaned = bounds.clean(description.model);
+        modelOf = {
+          base,
+          model: description.model,
+          span: Object.freeze({ ...base, 'gen_ai.request.model': cleaned }),
+          metric: Object.freeze({ ...base, 'gen_ai.request.model': bounds.label(description.model) }),
+          name: `chat ${cleaned}`.trimEnd(),
+        };
+      }
+      const model = description.model === undefined ? undefined : modelOf;
+      const span = tracerOf.tracer.startSpan(model?.name ?? 'chat', {
         kind: SPAN_KIND_CLIENT,
-        attributes: requestAttributes(description, model === undefined ? base : { ...base, 'gen_ai.request.model': model }),
+        attributes: requestAttributes(description, model?.span ?? base),
       });
       if (!span.isRecording() && !metrics.live) {
         span.end();
         return undefined;
       }
-      const metricBase = description.model === undefined ? base : { ...base, 'gen_ai.request.model': bounds.label(description.model) };
-      return startCall(api, span, metrics, metricBase, bounds, description, config);
+      return startCall(api, span, metrics, model?.metric ?? base, bounds, description, config);
     },
   };
 }
@@ -171,9 +188,14 @@ function startCall(
   let usage: ChatCompletionChunk['usage'];
   let ended = false;
   let inBurst = false;
+  /** The burst's time (to the first chunk, or since the previous burst) and its histogram, recorded at its end. */
+  let burstSeconds = 0;
+  let burstHistogram: Histogram | undefined;
   const endBurst = (): void => {
     inBurst = false;
     lastAt = performance.now();
+    burstHistogram?.record(burstSeconds, base);
+    burstHistogram = undefined;
   };
   const finishReasons: string[] = [];
   const texts: string[] = [];
@@ -203,11 +225,15 @@ function startCall(
       // gaps of a few µs say nothing about the stream's pace). The burst ends at the next microtask.
       if (!inBurst) {
         const now = performance.now();
+        // Measured now, recorded (the SDK hashes the attributes) at the burst's end: after the writer has sent the
+        // first chunk on, not on the way to the client's first byte.
         if (firstAt === undefined) {
           firstAt = now;
-          metrics.firstChunk.record((now - started) / 1000, base);
+          burstHistogram = metrics.firstChunk;
+          burstSeconds = (now - started) / 1000;
         } else {
-          metrics.perChunk.record((now - lastAt) / 1000, base);
+          burstHistogram = metrics.perChunk;
+          burstSeconds = (now - lastAt) / 1000;
         }
         inBurst = true;
         queueMicrotask(endBurst);

@@ -13,9 +13,9 @@ describe('streamEventId', () => {
     );
   });
 
-  it('makes 128-bit URL-safe stream ids', () => {
-    const ids = new Set(Array.from({ length: 1000 }, createStreamId));
-    expect(ids.size).toBe(1000);
+  it('makes 128-bit URL-safe stream ids, distinct across many refills of its random pool', () => {
+    const ids = new Set(Array.from({ length: 5000 }, createStreamId));
+    expect(ids.size).toBe(5000);
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 

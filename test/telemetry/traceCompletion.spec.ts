@@ -132,3 +132,39 @@ describe('traceCompletion: bounded metric attributes, redacted span attributes',
     expect(JSON.stringify(span?.attributes)).not.toContain(KEY);
   });
 });
+
+describe('createCompletionTelemetry: one telemetry, calls of different models, providers and servers', () => {
+  let telemetry: InMemoryTelemetry;
+  beforeEach(() => (telemetry = inMemoryTelemetry()));
+  afterEach(() => telemetry.shutdown());
+
+  it('gives each call the attributes of its own description, whatever came before (what is reused is never stale)', async () => {
+    const KEY = 'sk-upstream-key-0123456789abcdef';
+    const completions = createCompletionTelemetry({ ...telemetry, models: ['known'], secrets: [KEY] });
+    const calls = [
+      { providerName: 'deepseek', model: 'known', baseUrl: 'https://api.deepseek.com' },
+      { providerName: 'deepseek', model: `asked-${KEY}`, baseUrl: 'https://api.deepseek.com' },
+      { providerName: 'deepseek', model: 'known', baseUrl: 'http://[::1]:8080/v1' },
+      { providerName: 'moonshot', model: 'known', baseUrl: 'http://[::1]:8080/v1' },
+      { providerName: 'moonshot', baseUrl: 'http://[::1]:8080/v1' },
+      { providerName: 'moonshot', model: 'known' },
+      { providerName: 'deepseek', model: 'known', baseUrl: 'https://api.deepseek.com' },
+    ];
+    for (const description of calls) completions?.start({ ...description, request: { temperature: 0.5 } })?.end(undefined);
+    const spans = telemetry.spans();
+    expect(spans.map((span) => span.name)).toEqual(['chat known', 'chat asked-[redacted]', 'chat known', 'chat known', 'chat', 'chat known', 'chat known']);
+    const spanOf = (index: number): Record<string, unknown> => ({ ...spans[index]?.attributes });
+    expect(spanOf(0)).toEqual({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'deepseek', 'server.address': 'api.deepseek.com', 'server.port': 443, 'gen_ai.request.model': 'known', 'gen_ai.request.stream': true, 'gen_ai.request.temperature': 0.5 });
+    expect(spanOf(1)['gen_ai.request.model']).toBe('asked-[redacted]');
+    expect(spanOf(2)).toMatchObject({ 'gen_ai.provider.name': 'deepseek', 'server.address': '::1', 'server.port': 8080 });
+    expect(spanOf(3)).toMatchObject({ 'gen_ai.provider.name': 'moonshot', 'server.address': '::1', 'gen_ai.request.model': 'known' });
+    expect(spanOf(4)).not.toHaveProperty('gen_ai.request.model');
+    expect(spanOf(5)).not.toHaveProperty('server.address');
+    expect(spanOf(5)).toMatchObject({ 'gen_ai.provider.name': 'moonshot', 'gen_ai.request.model': 'known' });
+    expect(spanOf(6)).toEqual(spanOf(0));
+    const series = (await telemetry.histogram('gen_ai.client.operation.duration')).map((point) => point.attributes);
+    expect(series).toHaveLength(6); // calls 0 and 6 are one series; the unknown model is `other`
+    expect(series).toContainEqual({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'deepseek', 'server.address': 'api.deepseek.com', 'server.port': 443, 'gen_ai.request.model': 'other' });
+    expect(series).toContainEqual({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'moonshot', 'server.address': '::1', 'server.port': 8080 });
+  });
+});
