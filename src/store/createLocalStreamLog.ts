@@ -1,5 +1,6 @@
 import { ConfigError, StreamLogError } from '../core/errors.js';
 import { checkStreamOpen, isStreamId } from './checkStreamOpen.js';
+import { createLogValues, type LogValues } from './createLogValues.js';
 import type { MemoryStreamLogConfig } from './MemoryStreamLogConfig.js';
 import { resolveStreamLogConfig } from './resolveStreamLogConfig.js';
 import type { StreamLog } from './StreamLog.js';
@@ -50,7 +51,8 @@ interface LocalStream {
   readonly id: string;
   readonly meta: StreamMetaInit;
   readonly createdAt: number;
-  readonly values: string[];
+  /** The logged values, joined in segments (`createLogValues`): one heap object per 64 values, not a rope each. */
+  readonly values: LogValues;
   bytes: number;
   /** Values appended (logged or not): the next position. */
   appended: number;
@@ -160,7 +162,7 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
       id,
       meta: { ownerKeyHash: meta.ownerKeyHash, wire: meta.wire },
       createdAt: now,
-      values: [],
+      values: createLogValues(),
       bytes: 0,
       appended: 0,
       truncated: false,
@@ -283,7 +285,7 @@ export function createLocalStreamLog(config: MemoryStreamLogConfig = {}): LocalS
       for (;;) {
         if (stopped()) return;
         while (position < stream.values.length) {
-          yield { kind: 'value', position, data: stream.values[position] as string };
+          yield { kind: 'value', position, data: stream.values.at(position) };
           position++;
           if (stopped()) return;
         }
