@@ -29,31 +29,33 @@ export interface LogValues {
  * @internal
  */
 export function createLogValues(): LogValues {
-  const segments: string[] = [];
-  const ends: number[] = []; // of every value, sealed or not: its end in its segment
-  let tail: string[] = [];
-  let offset = 0; // the tail's length so far, in UTF-16 units
-  let length = 0;
-  return {
-    get length() {
-      return length;
-    },
-    push(value: string): void {
-      offset += value.length;
-      ends.push(offset);
-      tail.push(value);
-      length++;
-      if (tail.length === SEGMENT) {
-        segments.push(tail.join(''));
-        tail = [];
-        offset = 0;
-      }
-    },
-    at(position: number): string {
-      const segment = Math.floor(position / SEGMENT);
-      if (segment >= segments.length) return tail[position - segment * SEGMENT] as string;
-      const start = position % SEGMENT === 0 ? 0 : (ends[position - 1] as number);
-      return (segments[segment] as string).slice(start, ends[position]);
-    },
-  };
+  return new SegmentedValues();
+}
+
+/** {@link createLogValues}' list: a class, so every stream's list shares one V8 map (a literal with a getter would not). */
+class SegmentedValues implements LogValues {
+  length = 0;
+  private readonly segments: string[] = [];
+  private readonly ends: number[] = []; // of every value, sealed or not: its end in its segment
+  private tail: string[] = [];
+  private offset = 0; // the tail's length so far, in UTF-16 units
+
+  push(value: string): void {
+    this.offset += value.length;
+    this.ends.push(this.offset);
+    this.tail.push(value);
+    this.length++;
+    if (this.tail.length === SEGMENT) {
+      this.segments.push(this.tail.join(''));
+      this.tail = [];
+      this.offset = 0;
+    }
+  }
+
+  at(position: number): string {
+    const segment = Math.floor(position / SEGMENT);
+    if (segment >= this.segments.length) return this.tail[position - segment * SEGMENT] as string;
+    const start = position % SEGMENT === 0 ? 0 : (this.ends[position - 1] as number);
+    return (this.segments[segment] as string).slice(start, this.ends[position]);
+  }
 }
