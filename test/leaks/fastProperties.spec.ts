@@ -12,7 +12,7 @@ import type { ChatExchange } from '../../src/serve/ChatExchange';
 import { newStreamId } from '../helpers/streamLogContractSuite';
 
 setFlagsFromString('--allow-natives-syntax');
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- V8's own check, only parsable once the flag is set
+// V8's own check, parsable only once the flag is set.
 const hasFastProperties = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean;
 
 describe('per-stream objects in fast mode', () => {
