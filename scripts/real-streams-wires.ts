@@ -55,7 +55,8 @@ async function checkFile(bytes: Uint8Array): Promise<{ failures: string[]; frame
       const json = stringifyValue(value) ?? 'null';
       // The logged text itself is JSON.stringify's (both frames below are made of it, so they cannot tell).
       if (json !== (JSON.stringify(value) ?? 'null')) failures.push(`${chunking.name}: logged JSON ${position} differs from JSON.stringify`);
-      if (SSE_WIRE.encode(loggedFrame(json, 'stream', position)) !== formatSseEvent(serverSentEvent({ id: streamEventId.of('stream', position), data: json }))) {
+      // As the live answer frames it (produceLogged: stringifyValue's text, not scanned for line breaks).
+      if (SSE_WIRE.encode(loggedFrame(json, 'stream', position, undefined, true)) !== formatSseEvent(serverSentEvent({ id: streamEventId.of('stream', position), data: json }))) {
         failures.push(`${chunking.name}: resumable SSE frame ${position} differs`);
       }
       if (NDJSON_WIRE.encode(new WireText(`${json}\n`)) !== NDJSON_WIRE.encode(value)) failures.push(`${chunking.name}: resumable NDJSON line ${position} differs`);

@@ -193,9 +193,7 @@ export function createChatEndpoints(config: ChatEndpointsConfig): ChatEndpoints 
       const value = req.headers[name];
       return Array.isArray(value) ? value[0] : value;
     },
-    get hasBody() {
-      return hasBody(req);
-    },
+    hasBody: hasBody(req), // a data property: a getter would put every request's exchange in dictionary mode (~0.8 KB)
     readBody: async (limit, timeoutMs) => {
       try {
         return await readJsonBody(req, limit, platform, timeoutMs);

@@ -26,9 +26,7 @@ export function anthropicExchange<R>(exchange: ChatExchange<R>): ChatExchange<R>
       if (name === 'authorization' && viaApiKey) return `Bearer ${apiKey}`;
       return exchange.header(name);
     },
-    get hasBody() {
-      return exchange.hasBody;
-    },
+    hasBody: exchange.hasBody, // a data property: a getter would put every request's exchange in dictionary mode
     readBody: (limit, timeoutMs) => exchange.readBody(limit, timeoutMs),
     defaultClientKey: (byKey) => (byKey && viaApiKey ? clientKeyOfKey(apiKey) : exchange.defaultClientKey(byKey)),
     ...(exchange.hold === undefined ? {} : { hold: (release: () => void) => exchange.hold!(release) }),

@@ -76,7 +76,7 @@ export function produceLogged(producer: StreamProducer, answer: Observable<unkno
       onValue?.(data);
       if (reader === undefined) return;
       // NDJSON: the logged text as the line (a value without a JSON form goes on, for the writer to refuse it).
-      if (as === 'frame') reader.next(loggedFrame(json, id, position, event?.event));
+      if (as === 'frame') reader.next(loggedFrame(json, id, position, event?.event, true)); // stringifyValue's text (or 'null')
       else reader.next(as === 'line' && text !== undefined ? new WireText(`${json}\n`) : value);
     },
     error: (error: unknown) => {

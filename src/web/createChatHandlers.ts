@@ -67,9 +67,7 @@ export function createChatHandlers(config: WebChatHandlersConfig): WebChatHandle
     method: request.method,
     url: request.url,
     header: (name) => request.headers.get(name) ?? undefined,
-    get hasBody() {
-      return request.body !== null;
-    },
+    hasBody: request.body !== null, // a data property: a getter would put every request's exchange in dictionary mode
     readBody: (limit, timeoutMs) => readRequestJson(request, limit, timeoutMs),
     defaultClientKey: (byKey) => (byKey ? bearerClientKey(request.headers.get('authorization') ?? undefined) : undefined) ?? 'anonymous',
     setHeader: (name, value) => {

@@ -44,6 +44,21 @@ describe('loggedFrame', () => {
       }),
     );
   });
+
+  it("a live value's text (stringifyValue's, not scanned for line breaks) is framed as formatSseEvent frames it", () => {
+    // Strings full of CR/LF in every place (content, keys, an event's data): JSON.stringify escapes them all.
+    const text = fc.string({ unit: fc.constantFrom('a', '\r', '\n', '\r\n', '\u2028', '"', '\\', '你') });
+    const chunk = fc.record({ message: fc.record({ role: fc.constant('assistant'), content: text }), done: fc.constant(false), index: fc.nat() });
+    const value = fc.oneof(chunk, fc.jsonValue(), fc.dictionary(text, fc.oneof(text, fc.jsonValue())), fc.anything());
+    fc.assert(
+      fc.property(value, fc.nat(), fc.constantFrom(undefined, 'restart'), (data, position, event) => {
+        const id = createStreamId();
+        const json = stringifyValue(data) ?? 'null';
+        expect(SSE_WIRE.encode(loggedFrame(json, id, position, event, true))).toBe(formatted(json, id, position, event));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe('produceLogged', () => {
