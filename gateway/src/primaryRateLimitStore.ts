@@ -6,7 +6,7 @@ import type { RateLimitStore } from 'chatflux';
  * side answers itself). A method added to the port is shared by adding its name here: the worker's proxy and the
  * primary's dispatcher are both written over this list, and TypeScript refuses a proxy that lacks a method of the port.
  */
-export const FORWARDED_RATE_LIMIT_METHODS = ['admit', 'settle', 'renew', 'release'] as const satisfies readonly Exclude<keyof RateLimitStore, 'scope' | 'close'>[];
+export const FORWARDED_RATE_LIMIT_METHODS = ['admit', 'settle', 'abort', 'renew', 'release'] as const satisfies readonly Exclude<keyof RateLimitStore, 'scope' | 'close'>[];
 
 /** A forwarded method's name. */
 type Forwarded = (typeof FORWARDED_RATE_LIMIT_METHODS)[number];
@@ -35,12 +35,13 @@ export function servePrimaryRateLimitStore(store: RateLimitStore): () => void {
   const onMessage = (worker: Worker, message: unknown): void => {
     const call = (message as Partial<CallMessage> | null)?.chatfluxRateLimit;
     if (call === undefined || !(FORWARDED_RATE_LIMIT_METHODS as readonly string[]).includes(call.method) || !Array.isArray(call.args)) return;
-    const method = store[call.method] as (...args: unknown[]) => Promise<unknown>;
+    // optional in the port (`abort`): a store without it has nothing to undo
+    const method = store[call.method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
     const reply = (body: Omit<ReplyMessage['chatfluxRateLimitReply'], 'id'>): void => {
       if (worker.isConnected()) worker.send({ chatfluxRateLimitReply: { id: call.id, ...body } } satisfies ReplyMessage);
     };
     Promise.resolve()
-      .then(() => method.apply(store, call.args))
+      .then(() => method?.apply(store, call.args))
       .then(
         (value) => reply(value === undefined ? {} : { value }),
         (error: unknown) => reply({ error: error instanceof Error ? error.message : String(error) }),

@@ -5,7 +5,7 @@
  * third concurrent stream is refused, whichever worker or instance it lands on (each worker names itself in
  * `X-Chatflux-Worker`: the refusals are seen on both).
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
 import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
 import { rawRequest, type RawResponse } from '../../test/helpers/rawRequest';
@@ -93,6 +93,42 @@ describe('per-key concurrency under CHATFLUX_WORKERS=2', () => {
     // the places are released through the primary too: a stream is admitted again
     expect((await rawRequest(`${gateway.url}/chat/stream`, { headers: auth, body: ask('tokens=3') })).status).toBe(200);
     expect(gateway.stderr()).not.toMatch(/unreachable/);
+  }, 60_000);
+
+  it('without Redis, an admission the primary answered too late (stopped past the 1 s call timeout) is undone: refused 503 (closed), it holds no place once the primary runs again', async () => {
+    const gateway = await gatewayProgram({ CHATFLUX_WORKERS: '2', CHATFLUX_MAX_CONCURRENT: '1', CHATFLUX_LIMITS_ON_STORE_FAILURE: 'closed' });
+    const pid = gateway.child.pid ?? 0; // the primary (node runs gateway/src/main.ts itself)
+    // one keep-alive connection: every request lands on the same worker, so its calls reach the primary in order
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (scenario: string): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const body = JSON.stringify(ask(scenario));
+        const req = httpRequest(`${gateway.url}/chat/stream`, { method: 'POST', agent, headers: { ...auth, 'Content-Type': 'application/json' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (piece: string) => (text += piece));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      expect((await send('tokens=3')).status).toBe(200); // the connection is now a worker's
+      process.kill(pid, 'SIGSTOP');
+      let late: { status: number; body: string };
+      try {
+        late = await send('tokens=3'); // its admission waits in the primary's channel; the worker stops waiting after 1 s
+      } finally {
+        process.kill(pid, 'SIGCONT'); // the primary runs it now (it admits: the place is free), then the worker's abort
+      }
+      expect(late.status).toBe(503);
+      expect(late.body).toContain('limits_unavailable');
+      // the place it took is given back: the next request (one place) is admitted, not refused for 30 s
+      const next = await send('tokens=3');
+      expect(next.status).toBe(200);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      agent.destroy();
+    }
   }, 60_000);
 
   describe('with Redis', () => {

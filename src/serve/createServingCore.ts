@@ -53,7 +53,8 @@ export interface ServingCore<R = unknown> {
    * `eventsource` wire.
    *
    * With `resumable`, a `Last-Event-ID` naming a resumable answer (an `EventSource` reconnecting) resumes it after that
-   * event instead (see `resume`); so does one on `POST /chat/sse` (`fetch-event-source`): hence a promise then.
+   * event instead (see `resume`) — with its `token` even expired, if it was valid at that answer's start (the
+   * `EventSource`'s URL cannot change); so does one on `POST /chat/sse` (`fetch-event-source`): hence a promise then.
    *
    * @param q - The `q` query parameter as the transport parsed it (a string, an array when repeated, or `undefined`).
    */
@@ -468,9 +469,23 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         client = clientKey(exchange);
       } else client = authorizeGet(exchange, pending);
     } catch (error) {
-      return Promise.resolve({ wire, source: throwError(() => error), options: shared, end: tracked() });
+      const refused = (): ChatReply => ({ wire, source: throwError(() => error), options: shared, end: tracked() });
+      return wire === 'eventsource' ? resumeByStartToken(exchange, named, refused) : Promise.resolve(refused());
     }
     return resume(exchange, named.id, { wire, after: named.position, client }, pending);
+  };
+  /**
+   * An `EventSource` reconnecting with a `?token=` that expired since: its URL cannot change, so the token resumes the
+   * answer it was valid at the start of (its key's, until the answer's retention), never another nor a new one.
+   */
+  const resumeByStartToken = async (exchange: ChatExchange<R>, named: { id: string; position: number }, refused: () => ChatReply): Promise<ChatReply> => {
+    const token = tokenParameter(exchange.url);
+    if (tokens === undefined || resumable === undefined || token === undefined || exchange.header('authorization') !== undefined) return refused();
+    const meta = await resumable.log.meta(named.id).catch(() => undefined);
+    const key = meta === undefined ? undefined : tokens.verify(token, meta.createdAt);
+    if (key === undefined || clientKeyOfKey(key) !== meta?.ownerKeyHash) return refused();
+    const client = custom === undefined ? clientKeyOfKey(key) : custom(exchange.request);
+    return resume(exchange, named.id, { wire: 'eventsource', after: named.position, client }, { owner: meta.ownerKeyHash });
   };
   /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */
   const readPost = async (exchange: ChatExchange<R>, pending: Pending, translate?: (body: unknown) => unknown, weigh = true): Promise<ChatRequest> => {

@@ -11,7 +11,8 @@ interface AnthropicUsageLike {
 /**
  * The usage a written value carries: a chunk's `usage`, the `usage` of the `data` of a `/chat/json` answer or of the
  * `messageMetadata` of a `/chat/ui` `finish` part; an
- * Anthropic usage (`input_tokens`, …) in the log's terms (`prompt_tokens` its whole prompt, cache reads included).
+ * Anthropic usage (`input_tokens`, …) in the log's terms (`prompt_tokens` its whole prompt, cache reads included); an
+ * all-zero Anthropic usage is none (the upstream sent none: `toAnthropicUsage(undefined)`).
  *
  * @param value - A value the writer wrote.
  * @returns Its usage, if it has one.
@@ -24,5 +25,9 @@ export function usageOf(value: unknown): Usage | undefined {
   const cached = anthropic.cache_read_input_tokens ?? 0;
   const prompt = anthropic.input_tokens + cached + (anthropic.cache_creation_input_tokens ?? 0);
   const completion = anthropic.output_tokens ?? 0;
+  // All zeros is what `toAnthropicUsage` writes where the upstream sent no usage (Anthropic's wire must carry one), not
+  // a usage: none, as a chunk without one (the token limits then settle at the estimate, flagged so). A real answer
+  // always read a prompt.
+  if (prompt === 0 && completion === 0) return undefined;
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(cached > 0 ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
 }

@@ -110,8 +110,10 @@ export interface RateLimitStore {
   /**
    * Undoes an admission whose decision its caller did not get (`admit` rejected: timed out, while the store may still
    * have run it): if it was admitted, its place and its reservation are freed and its request and tokens given back;
-   * else nothing. Optional: a store whose `admit` cannot reject after deciding (in memory) needs none. Rejects when the
-   * store is unreachable (the place then expires, and the reservation is charged at its estimate).
+   * else nothing (so it is safe twice, or for an admission never run). Optional: a store whose `admit` cannot reject
+   * after deciding needs none (the memory store has it for its callers over a channel that times out: a gateway's
+   * workers asking its primary over IPC). Rejects when the store is unreachable (the place then expires, and the
+   * reservation is charged at its estimate).
    */
   abort?(admission: RateLimitAdmission): Promise<void>;
   /** Extends a held place and its reservation by `ttlMs` (a long stream keeps them). Rejects when the store is unreachable. */

@@ -26,6 +26,11 @@ interface KeyState {
   readonly places: Map<string, number>;
   /** Reservation id → its tokens and its expiry (ms). */
   readonly reservations: Map<string, { readonly tokens: number; expiry: number }>;
+  /**
+   * Place id → what its admission took (its reserved tokens, 0 when not weighed) and when this record expires (its
+   * place's TTL): for `abort`, dropped by the release or the settlement.
+   */
+  readonly admitted: Map<string, { readonly tokens: number; readonly expiry: number }>;
   /** The budgets used: the day and month they count, and the tokens of each. */
   budget: { day: number; dayUsed: number; month: number; monthUsed: number } | undefined;
 }
@@ -74,6 +79,7 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Memo
       expired++;
     }
     for (const [model, tat] of state.models) if (tat <= now) state.models.delete(model);
+    for (const [id, { expiry }] of state.admitted) if (expiry <= now) state.admitted.delete(id);
     if (state.tokens !== undefined && state.tokens <= now) state.tokens = undefined;
     const { month } = budgetPeriods(now);
     if (state.budget !== undefined && state.budget.month !== month) state.budget = undefined;
@@ -81,7 +87,7 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Memo
     if (idle && (state.tat === undefined || state.tat <= now)) keys.delete(key);
     return expired;
   };
-  const fresh = (): KeyState => ({ tat: undefined, tokens: undefined, models: new Map(), places: new Map(), reservations: new Map(), budget: undefined });
+  const fresh = (): KeyState => ({ tat: undefined, tokens: undefined, models: new Map(), places: new Map(), reservations: new Map(), admitted: new Map(), budget: undefined });
   const least = (a: RateLimitQuotaLeft | undefined, b: RateLimitQuotaLeft | undefined): RateLimitQuotaLeft | undefined =>
     a === undefined ? b : b === undefined ? a : { remaining: Math.min(a.remaining, b.remaining), resetMs: Math.max(a.resetMs, b.resetMs) };
   return {
@@ -155,6 +161,7 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Memo
       if (perKey !== undefined) state.tokens = perKey.tat;
       if (perModel !== undefined && model !== undefined) state.models.set(model, perModel.tat);
       if (max !== undefined) state.places.set(placeId, now + placeTtlMs);
+      state.admitted.set(placeId, { tokens: weighed ? cost : 0, expiry: now + placeTtlMs });
       return done({
         allowed: true,
         ...withRequests,
@@ -170,6 +177,7 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Memo
       const state = keys.get(key) ?? fresh();
       keys.set(key, state);
       state.places.delete(placeId);
+      state.admitted.delete(placeId);
       const delta = used - reserved;
       if (rule.tokensPerMinute !== undefined) state.tokens = gcraSettle(state.tokens, now, rule.tokensPerMinute, PERIOD_MS, delta);
       if (model !== undefined && rule.modelTokensPerMinute !== undefined) state.models.set(model, gcraSettle(state.models.get(model), now, rule.modelTokensPerMinute, PERIOD_MS, delta));
@@ -193,8 +201,27 @@ export function createMemoryRateLimitStore(clock: () => number = Date.now): Memo
       const state = keys.get(key);
       if (state !== undefined) {
         state.places.delete(placeId);
+        state.admitted.delete(placeId);
         prune(key, state, clock());
       }
+      return Promise.resolve();
+    },
+    abort: ({ key, rule, placeId, model }) => {
+      // Its caller stopped waiting for `admit` (a worker asking over IPC): undone if admitted, as the Redis store does.
+      const state = keys.get(key);
+      const took = state?.admitted.get(placeId);
+      if (state === undefined || took === undefined) return Promise.resolve(); // refused, never run, settled, or undone
+      const now = clock();
+      state.admitted.delete(placeId);
+      state.places.delete(placeId);
+      state.reservations.delete(placeId);
+      if (rule.requestsPerMinute !== undefined) state.tat = gcraSettle(state.tat, now, rule.requestsPerMinute, PERIOD_MS, -1);
+      if (took.tokens > 0 && rule.tokensPerMinute !== undefined) state.tokens = gcraSettle(state.tokens, now, rule.tokensPerMinute, PERIOD_MS, -took.tokens);
+      const modelTat = model === undefined ? undefined : state.models.get(model);
+      if (took.tokens > 0 && model !== undefined && rule.modelTokensPerMinute !== undefined && modelTat !== undefined) {
+        state.models.set(model, gcraSettle(modelTat, now, rule.modelTokensPerMinute, PERIOD_MS, -took.tokens));
+      }
+      prune(key, state, now);
       return Promise.resolve();
     },
     close: () => {

@@ -132,6 +132,38 @@ describe('POST /chat/token', () => {
     for (let i = 0; i < 3; i++) expect((await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`)).status).toBe(200);
   });
 
+  it('resumes, once expired, only the answer it was valid at the start of (an EventSource reconnects with the same URL and Last-Event-ID): never a new one, nor one started after it expired', async () => {
+    const url = await serve({ tokenTtlMs: 1000, resumable: true });
+    const { token, expiresAt } = await getToken(url);
+    const long = encodeURIComponent(JSON.stringify({ model: 'deepseek-chat#tokens=40;pace=10', messages: [{ role: 'user', content: 'hi' }] }));
+    const at = `${url}/chat/sse?q=${long}&token=${encodeURIComponent(token)}`;
+    const cut = new AbortController();
+    let lastId = '';
+    const first = await rawRequest(at, {
+      signal: cut.signal,
+      onPiece: (_text, soFar) => {
+        const ids = [...soFar.matchAll(/^id: (.+:\d+)$/gm)].map((match) => match[1] ?? '');
+        if (ids.length >= 3 && lastId === '') {
+          lastId = ids[2] ?? '';
+          cut.abort(); // the connection drops at its third event
+        }
+      },
+    });
+    expect(first.status).toBe(200);
+    expect(lastId).toMatch(/^[\w-]+:2$/);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now()) + 200)); // expired
+    const resumed = await rawRequest(at, { headers: { 'Last-Event-ID': lastId } });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatch(/^id: [\w-]+:3$/m); // the answer goes on after the last event it had
+    expect(resumed.body).toMatch(/^id: done$/m);
+    expect((await rawRequest(at)).status).toBe(401); // a new answer: refused
+    // an answer started after the token expired (with the key), reconnected to with the token: refused
+    const later = await rawRequest(`${url}/chat/sse?q=${Q}`, { headers: AUTH });
+    const laterId = /^id: (.+:\d+)$/m.exec(later.body)?.[1] ?? '';
+    expect(laterId).not.toBe('');
+    expect((await rawRequest(at, { headers: { 'Last-Event-ID': laterId } })).status).toBe(401);
+  });
+
   it('counts a token as the client of its key for the per-client limit', async () => {
     const url = await serve({ maxConcurrentPerClient: 1 });
     const { token } = await getToken(url);

@@ -3,7 +3,7 @@
  * and the Redis store (two connections, as two processes would have). What one view admits, the other sees.
  */
 import { randomUUID } from 'node:crypto';
-import type { RateLimitRule, RateLimitStore } from '../../src/store/RateLimitStore';
+import type { RateLimitAdmission, RateLimitRule, RateLimitStore } from '../../src/store/RateLimitStore';
 
 /** How a suite gets its stores. */
 export interface RateLimitStoreSuiteConfig {
@@ -149,6 +149,29 @@ export function rateLimitStoreContractSuite(config: RateLimitStoreSuiteConfig): 
       // settled after all (the process was only slow): corrected to what it used
       await a.settle({ key: `${key}-renewed`, rule, placeId: renewed.placeId, reserved: 700, used: 100 });
       expect((await reserve(a, `${key}-renewed`, rule, 900)).decision).toMatchObject({ allowed: true, budget: { remaining: 0 } });
+    });
+
+    it('undoes an admission by abort (its place, its request, its tokens of the key and of its model given back), once; an abort of one never admitted changes nothing', async () => {
+      // abort is optional in the port, for a store whose admit cannot answer after its caller stopped waiting; every
+      // store here can be asked over a channel that times out (Redis; the memory store from a worker, over IPC)
+      const abort = (store: RateLimitStore, admission: RateLimitAdmission): Promise<void> => {
+        if (store.abort === undefined) throw new Error(`${config.name} has no abort`);
+        return store.abort(admission);
+      };
+      const key = `abort-${randomUUID()}`;
+      const rule = { requestsPerMinute: 2, maxConcurrent: 1, tokensPerMinute: 1000, modelTokensPerMinute: 1000, tokensPerDay: 10_000 };
+      const admission = (placeId: string) => ({ key, rule, placeId, placeTtlMs: 30_000, tokens: 100, model: 'm' });
+      const whole = { allowed: true, requests: { remaining: 1 }, concurrency: { remaining: 0 }, tokens: { remaining: 900 }, budget: { remaining: 9900 } };
+      expect(await a.admit(admission('a'))).toMatchObject(whole);
+      await abort(b, admission('a'));
+      expect(await a.admit(admission('b'))).toMatchObject(whole); // as if `a` had never been
+      await abort(b, admission('a')); // again: nothing
+      await abort(b, admission('never')); // never admitted: nothing
+      expect(await a.admit(admission('c'))).toMatchObject({ allowed: false, refusedBy: 'concurrency' }); // `b` still holds its place
+      await a.settle({ key, rule, placeId: 'b', model: 'm', reserved: 100, used: 100 });
+      await abort(b, admission('b')); // settled: nothing to undo
+      // neither its request (1 left would say so) nor its tokens (the minute's tokens would admit it) given back
+      expect(await a.admit(admission('d'))).toMatchObject({ allowed: false, refusedBy: 'tokens', requests: { remaining: 0 } });
     });
 
     it('keeps each key to itself', async () => {

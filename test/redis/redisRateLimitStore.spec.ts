@@ -102,23 +102,6 @@ describe('createRedisRateLimitStore', () => {
     for (const name of names) expect(await admin.pTTL(name)).not.toBe(-1); // every key expires (-2: gone already)
   });
 
-  it('undoes an admission by abort (its place, its request, its tokens given back), once; an abort of one never admitted changes nothing', async () => {
-    const key = `abort-${randomUUID()}`;
-    const rule = { requestsPerMinute: 2, maxConcurrent: 1, tokensPerMinute: 1000, tokensPerDay: 10_000 };
-    const admission = (placeId: string) => ({ key, rule, placeId, placeTtlMs: 30_000, tokens: 100 });
-    const whole = { allowed: true, requests: { remaining: 1 }, concurrency: { remaining: 0 }, tokens: { remaining: 900 }, budget: { remaining: 9900 } };
-    expect(await store.admit(admission('a'))).toMatchObject(whole);
-    await store.abort?.(admission('a'));
-    expect(await store.admit(admission('b'))).toMatchObject(whole); // as if `a` had never been
-    await store.abort?.(admission('a')); // again: nothing
-    await store.abort?.(admission('never')); // never admitted: nothing
-    expect(await store.admit(admission('c'))).toMatchObject({ allowed: false, refusedBy: 'concurrency' }); // `b` still holds its place
-    await store.settle({ key, rule, placeId: 'b', reserved: 100, used: 100 });
-    await store.abort?.(admission('b')); // settled: nothing to undo
-    // neither its request (1 left would say so) nor its tokens (the minute's tokens would admit it) given back
-    expect(await store.admit(admission('d'))).toMatchObject({ allowed: false, refusedBy: 'tokens', requests: { remaining: 0 } });
-  });
-
   it('takes a reply that came while this process was busy past the command timeout: a blocked event loop is not a Redis outage', async () => {
     const busy = createRedisRateLimitStore({ url: redis.url, commandTimeoutMs: 100 });
     try {

@@ -25,9 +25,9 @@ const messages = [{ role: 'user', content: 'Tell me a long story about tokens.' 
 let emulator: Emulator;
 const closers: Array<() => Promise<void>> = [];
 /** chatRouter under `limits`, with a count of the requests that reached it; `settled` collects onSettle's events. */
-const start = async (limits: RateLimitsConfig, resumable = false) => {
+const start = async (limits: RateLimitsConfig, resumable = false, upstream = emulator.url) => {
   const settled: RateLimitSettleEvent[] = [];
-  const client = createChatClient({ baseUrl: emulator.url, apiKey: 'sk-up', model: 'deepseek-chat', retry: false });
+  const client = createChatClient({ baseUrl: upstream, apiKey: 'sk-up', model: 'deepseek-chat', retry: false });
   const app = express();
   let requests = 0;
   app.use((_req, _res, next) => {
@@ -102,6 +102,48 @@ describe('token limits, in one process', () => {
     }
     await until(() => settled.length === 6);
     expect(settled.slice(3).map((event) => event.estimated)).toEqual([false, false, false]);
+  });
+
+  it('settles an answer whose upstream sent no usage at the estimate, flagged estimated, on every endpoint (/v1/messages too: its zero usage is none)', async () => {
+    // an OpenAI-compatible upstream that never reports a usage (asked for it or not): "Hello, world", then [DONE]
+    const frame = (fields: Record<string, unknown>): string => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', ...fields })}\n\n`;
+    const upstream = await startServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (text: string) => (body += text));
+      req.on('end', () => {
+        if ((JSON.parse(body) as { stream?: boolean }).stream !== true) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello, world' }, finish_reason: 'stop' }] }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(
+          frame({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, finish_reason: null }] }) +
+            frame({ choices: [{ index: 0, delta: { content: ', world' }, finish_reason: null }] }) +
+            frame({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
+            'data: [DONE]\n\n',
+        );
+      });
+    });
+    closers.push(upstream.close);
+    const { url, settled } = await start({ tokensPerMinute: 1_000_000, reserveOutputTokens: 1000 }, false, upstream.url);
+    const prompt = countMessageTokens({ messages } as never).input_tokens;
+    const asks: Array<[string, Record<string, unknown>]> = [
+      ['/chat/stream', { messages }],
+      ['/chat/json', { messages }],
+      ['/v1/chat/completions', { model: 'deepseek-chat', messages, stream: true }],
+      ['/v1/messages', { model: 'deepseek-chat', messages, max_tokens: 1000, stream: true }],
+      ['/v1/messages', { model: 'deepseek-chat', messages, max_tokens: 1000 }],
+    ];
+    for (const [path, body] of asks) {
+      const res = await rawRequest(`${url}${path}`, { headers: AUTH, body });
+      expect([path, res.status, res.body]).toEqual([path, 200, expect.stringContaining('world')]);
+      await until(() => settled.length === 1);
+      const [event] = settled.splice(0);
+      // the prompt and what was emitted, as every endpoint estimates an answer without usage; not 0 as if it were told
+      expect([path, body.stream, event?.estimated]).toEqual([path, body.stream, true]);
+      expect(event?.used).toBeGreaterThanOrEqual(prompt);
+    }
   });
 
   it('settles a resumable answer (its producer counts what it logs) as the same answer not logged', async () => {
