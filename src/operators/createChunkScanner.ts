@@ -1,4 +1,3 @@
-import { providerLiteral } from '../core/providerLiteral.js';
 import type { ChatCompletionChunk } from '../core/schemas/upstream.js';
 import { matchesChunkShape } from './matchesChunkShape.js';
 
@@ -20,9 +19,6 @@ const BACKSLASH = 92;
 const CLOSE_BRACE = 125;
 const ZERO = 48;
 const NINE = 57;
-/** A UTF-16 surrogate (either half): `(c & SURROGATE_MASK) === SURROGATE`. */
-const SURROGATE_MASK = 0xf800;
-const SURROGATE = 0xd800;
 /** The most digits of an `index` read here (a safe integer, as the schema wants); longer ones take the ordinary path. */
 const MAX_DIGITS = 9;
 /** Below this length V8 copies a `slice` (SlicedString's minimum): a longer one would keep the whole event alive. */
@@ -59,11 +55,6 @@ let choiceIndex = 0;
 let toolIndex = 0;
 let withLogprobs = false;
 let withFinish = false;
-// What the last readString saw of its literal, for providerLiteral: where it starts (its opening quote), whether it
-// has a backslash, and whether it has a surrogate (JSON.stringify escapes a lone one; such a literal is not spliced).
-let literalAt = 0;
-let literalEscaped = false;
-let literalWide = false;
 
 /**
  * Creates the chunk scanner of `decodeChunk`: for the chunk every OpenAI-compatible provider streams —
@@ -173,7 +164,6 @@ export function createChunkScanner(): ChunkScanner {
         const after = readString(data, prefix.length);
         if (after !== -1 && data.length - after === suffix.length && has(data, after, suffix)) {
           hits++;
-          if (kind !== TOOL_CALLS) rememberLiteral(data, after);
           const delta: Json =
             kind === CONTENT
               ? { content: value }
@@ -344,7 +334,6 @@ function readDelta(data: string, at: number, delta: Json): number {
       at = readNullableString(data, at);
       if (at === -1) return -1;
       delta[key] = value;
-      if (bit !== ROLE && value !== null) rememberLiteral(data, at);
       if (members === 1 && value !== null && (bit === CONTENT || bit === REASONING_CONTENT)) {
         single = bit;
         singleAt = from;
@@ -402,7 +391,6 @@ function readNullableString(data: string, at: number): number {
 function readString(data: string, at: number): number {
   if (data.charCodeAt(at) !== QUOTE) return -1;
   let escaped = false;
-  let wide = false;
   let i = at + 1;
   for (;;) {
     if (i >= data.length) return -1;
@@ -412,14 +400,8 @@ function readString(data: string, at: number): number {
     if (c === BACKSLASH) {
       escaped = true;
       i += 2;
-    } else {
-      if ((c & SURROGATE_MASK) === SURROGATE) wide = true;
-      i++;
-    }
+    } else i++;
   }
-  literalAt = at;
-  literalEscaped = escaped;
-  literalWide = wide;
   if (i - at - 1 >= MIN_SLICED) {
     // Long enough for V8 to slice (or, joined, to make a cons string): a copy by JSON.parse of its literal.
     try {
@@ -433,44 +415,6 @@ function readString(data: string, at: number): number {
     value = text;
   } else value = data.slice(at + 1, i);
   return i + 1;
-}
-
-/**
- * Tells `providerLiteral` the delta text just read (`value`, its literal `data[literalAt, end)`) when that literal is
- * byte-identical to `JSON.stringify(value)`: no backslash at all (then it is `"${value}"`: the scanner refuses raw
- * control characters, and a surrogate keeps it out), or only the escapes `JSON.stringify` itself writes
- * ({@link isStringifyEscaped}). Otherwise the last remembered text stays, and the wire stringifies this one.
- */
-function rememberLiteral(data: string, end: number): void {
-  const text = value;
-  if (typeof text !== 'string' || text === '' || literalWide) return;
-  if (!literalEscaped) providerLiteral.remember(text, undefined);
-  else if (isStringifyEscaped(data, literalAt + 1, end - 1)) providerLiteral.remember(text, data.slice(literalAt, end));
-}
-
-/**
- * Whether every escape of the literal body `data[from, to)` is one `JSON.stringify` writes: `\"`, `\\`, `\b`,
- * `\f`, `\n`, `\r`, `\t`, and `\u00xx` in lowercase hex for the other control characters. Not `\/`, not a
- * `\u` escape of anything else (`\u00e9`, `\uD83D\uDE00`: `JSON.stringify` writes those characters as they are),
- * not uppercase hex, not `\u000a` for a character that has a short escape.
- */
-function isStringifyEscaped(data: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    if (data.charCodeAt(i) !== BACKSLASH) continue;
-    const c = data.charCodeAt(++i);
-    if (c === QUOTE || c === BACKSLASH || c === 98 || c === 102 || c === 110 || c === 114 || c === 116) continue;
-    // \u00xx: 0 0 then 0 or 1 then a lowercase hex digit, and not one of \b \t \n \f \r (those have short forms).
-    if (c !== 117 || data.charCodeAt(i + 1) !== ZERO || data.charCodeAt(i + 2) !== ZERO) return false;
-    const high = data.charCodeAt(i + 3);
-    const low = data.charCodeAt(i + 4);
-    if (high !== ZERO && high !== ZERO + 1) return false;
-    const digit = low >= ZERO && low <= NINE ? low - ZERO : low >= 97 && low <= 102 ? low - 87 : -1;
-    if (digit === -1) return false;
-    const code = (high - ZERO) * 16 + digit;
-    if (code === 8 || code === 9 || code === 10 || code === 12 || code === 13) return false;
-    i += 4;
-  }
-  return true;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { providerLiteral } from '../core/providerLiteral.js';
 import { isPlainJsonObject } from './isPlainJsonObject.js';
 
 /** The keys of a `chat.completion.chunk` the template writes, in the order `toChatCompletionChunks` makes them. */
@@ -28,8 +27,7 @@ let head = { id: '', created: Number.NaN, model: '', text: '' };
  * `JSON.stringify(value)`, with a template for the value `POST /v1/chat/completions` streams most: a
  * `chat.completion.chunk` of one choice whose delta is text (`content`, `reasoning_content`, `refusal`, `role`),
  * written around `JSON.stringify` of those strings instead of by the generic walk of the whole object (the head —
- * id, created, model — made once per stream), and the bytes are the same. A string the chunk scanner just read from
- * the provider's event, whose literal there is already `JSON.stringify`'s, is that literal (`providerLiteral`).
+ * id, created, model — made once per stream), and the bytes are the same.
  *
  * ```text
  * {id:'c',object:'chat.completion.chunk',created:1,model:'m',choices:[{index:0,delta:{content:'Hi'},finish_reason:null}]}
@@ -77,8 +75,7 @@ function completionChunkJson(value: unknown): string | undefined {
     const name = deltaKey(key);
     const field = delta[key];
     if (name === undefined || typeof field !== 'string' || !Object.hasOwn(delta, key)) return undefined;
-    const json = providerLiteral.json(field); // the provider's own literal when it is JSON.stringify's
-    fields += fields === '' ? `${name}${json}` : `,${name}${json}`;
+    fields += fields === '' ? `${name}${JSON.stringify(field)}` : `,${name}${JSON.stringify(field)}`;
   }
   if (head.id !== id || head.created !== created || head.model !== model) {
     head = { id, created: created as number, model, text: `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created as number},"model":${JSON.stringify(model)},"choices":[{"index":` };

@@ -1,12 +1,9 @@
-import { providerLiteral } from '../core/providerLiteral.js';
 import { isPlainJsonObject } from './isPlainJsonObject.js';
 
 /**
  * `JSON.stringify(value)`, with a template for the value the chat endpoints write most: a streamed contract chunk
  * `{"message":{"role":"assistant","content":…},"done":false,"index":…}`, written around `JSON.stringify(content)`
- * instead of by the generic walk of the whole object (several times faster, and the bytes are the same); a text the
- * chunk scanner just read from the provider's event, whose literal there is already `JSON.stringify`'s, is that
- * literal (`providerLiteral`).
+ * instead of by the generic walk of the whole object (several times faster, and the bytes are the same).
  *
  * ```text
  * {message:{role:'assistant',content:'Hi'},done:false,index:3}  →  {"message":{"role":"assistant","content":"Hi"},"done":false,"index":3}
@@ -49,6 +46,5 @@ function textChunkJson(value: unknown): string | undefined {
   const { content } = message;
   const { index } = chunk;
   if (message.role !== 'assistant' || typeof content !== 'string' || !Number.isSafeInteger(index)) return undefined;
-  // The provider's own literal of the text when it is JSON.stringify's (the chunk scanner just read it), else its walk.
-  return `{"message":{"role":"assistant","content":${providerLiteral.json(content)}},"done":false,"index":${index as number}}`;
+  return `{"message":{"role":"assistant","content":${JSON.stringify(content)}},"done":false,"index":${index as number}}`;
 }
