@@ -13,6 +13,7 @@ import { matchesChunkShape } from '../../src/operators/matchesChunkShape';
 import { ChatCompletionChunk } from '../../src/core/schemas';
 import { redactSecrets } from '../../src/core/redactSecrets';
 import type { SseEvent } from '../../src/core/types';
+import { escapedText, escapeLiteral } from '../helpers/providerLiterals';
 
 const HEAD = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767867407,"model":"kimi-k2","choices":';
 const text = (content: string) =>
@@ -353,5 +354,30 @@ describe('createChunkScanner', () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('createChunkScanner: string literals as providers escape them', () => {
+  const DEEPSEEK = '{"id":"f6117a0b","object":"chat.completion.chunk","created":1764657993,"model":"deepseek-chat","system_fingerprint":"fp_1","choices":[{"index":0,"delta":';
+  const chunkWith = (literal: string, field: string) => `${DEEPSEEK}{"${field}":${literal}},"logprobs":null,"finish_reason":null}],"usage":null}`;
+
+  it('reads \\/, \\u00e9, \\uD83D\\uDE00, uppercase hex, raw non-ASCII and escaped control characters as JSON.parse does, first chunk or by the template', () => {
+    let scanned = 0;
+    fc.assert(
+      fc.property(fc.array(escapedText, { minLength: 1, maxLength: 6 }), fc.constantFrom('content', 'reasoning_content'), (texts, field) => {
+        const scanner = createChunkScanner();
+        const earlier: unknown[] = [];
+        for (const [text, forms] of texts) {
+          const data = chunkWith(escapeLiteral(text, forms), field);
+          const chunk = scanner.scan(data);
+          if (!agree(chunk, data, earlier)) continue;
+          expect((chunk as { choices: Array<{ delta: Record<string, unknown> }> }).choices[0]!.delta[field]).toBe(text);
+          earlier.push(chunk);
+          scanned++;
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(scanned).toBeGreaterThan(500); // not vacuous: the scanner took them
   });
 });

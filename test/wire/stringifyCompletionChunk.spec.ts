@@ -5,7 +5,7 @@
  * (`parseSse → decodeChunk → toOutputChunks → toChatCompletionChunks`) under random splits of its bytes.
  */
 import fc from 'fast-check';
-import { from } from 'rxjs';
+import { from, tap } from 'rxjs';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
 import { toChatCompletionChunks } from '../../src/operators/toChatCompletionChunks';
@@ -13,6 +13,40 @@ import { toOutputChunks } from '../../src/operators/toOutputChunks';
 import { OPENAI_WIRE } from '../../src/wire/OPENAI_WIRE';
 import { stringifyCompletionChunk } from '../../src/wire/stringifyCompletionChunk';
 import { FIXTURE_NAMES, readFixture } from '../helpers/readFixture';
+import { providerStream, providerStreamBytes, providerTexts } from '../helpers/providerLiterals';
+
+/** Random cuts of `bytes` (fast-check picks the positions), as the network delivers them. */
+const cutsOf = (bytes: Uint8Array) =>
+  fc.array(fc.integer({ min: 1, max: bytes.length }), { maxLength: 12 }).map((cuts) => {
+    const at = [0, ...[...new Set(cuts)].sort((x, y) => x - y), bytes.length];
+    return at.slice(1).map((end, i) => bytes.subarray(at[i], end));
+  });
+
+/**
+ * The /v1 frames of `pieces` through the composed operators, each written as it is made (as the gateway writes it),
+ * against JSON.stringify's (collected, then asserted: an assertion thrown inside the pipe would only end the stream).
+ */
+async function v1Frames(pieces: Uint8Array[]): Promise<void> {
+  const differing: string[] = [];
+  let frames = 0;
+  await new Promise<void>((settled) => {
+    from(pieces)
+      .pipe(
+        parseSse(),
+        decodeChunk(),
+        toOutputChunks(),
+        toChatCompletionChunks({ model: 'm', id: 'chatcmpl-golden', created: 1, includeUsage: true }),
+        tap((value) => {
+          frames++;
+          const frame = OPENAI_WIRE.encode(value);
+          if (frame !== `data: ${JSON.stringify(value)}\n\n`) differing.push(frame);
+        }),
+      )
+      .subscribe({ error: () => settled(), complete: () => settled() });
+  });
+  expect(differing).toEqual([]);
+  expect(frames).toBeGreaterThan(1); // the stream was read through: its deltas and its finish
+}
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null, head = { id: 'chatcmpl-1', created: 1, model: 'deepseek-chat' }) => ({
   id: head.id,
@@ -145,6 +179,16 @@ describe('stringifyCompletionChunk', () => {
         for (const value of chunks) expect(OPENAI_WIRE.encode(value)).toBe(`data: ${JSON.stringify(value)}\n\n`);
       }),
       { numRuns: 20 },
+    );
+  });
+
+  it('provider literals escaped every way (\\/, \\u00e9, \\uD83D\\uDE00, uppercase hex, raw non-ASCII, control escapes), split at random: the frames of JSON.stringify', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        providerTexts.chain((texts) => cutsOf(providerStreamBytes(providerStream(texts)))),
+        async (pieces) => v1Frames(pieces),
+      ),
+      { numRuns: 150 },
     );
   });
 });

@@ -1,5 +1,44 @@
 import fc from 'fast-check';
+import { from, tap } from 'rxjs';
+import type { LlmClientOutputChunk } from '../../src/core/schemas/contract';
+import { decodeChunk } from '../../src/operators/decodeChunk';
+import { parseSse } from '../../src/operators/parseSse';
+import { toOutputChunks } from '../../src/operators/toOutputChunks';
+import { SSE_WIRE } from '../../src/wire/SSE_WIRE';
 import { stringifyValue } from '../../src/wire/stringifyValue';
+import { providerStream, providerStreamBytes, providerTexts } from '../helpers/providerLiterals';
+import { FIXTURE_NAMES, readFixture } from '../helpers/readFixture';
+
+/** Random cuts of `bytes` (fast-check picks the positions), as the network delivers them. */
+const cutsOf = (bytes: Uint8Array) =>
+  fc.array(fc.integer({ min: 1, max: bytes.length }), { maxLength: 12 }).map((cuts) => {
+    const at = [0, ...[...new Set(cuts)].sort((x, y) => x - y), bytes.length];
+    return at.slice(1).map((end, i) => bytes.subarray(at[i], end));
+  });
+
+/**
+ * The /chat/sse values of `pieces` through the composed operators, each stringified as it is made (as the gateway
+ * logs and writes it), against JSON.stringify's text and SSE_WIRE's frame of it (collected, then asserted: an
+ * assertion thrown inside the pipe would only end the stream). A failure fixture ends in its error.
+ */
+async function sseValues(pieces: Uint8Array[]): Promise<void> {
+  const differing: string[] = [];
+  await new Promise<void>((settled) => {
+    from(pieces)
+      .pipe(
+        parseSse(),
+        decodeChunk(),
+        toOutputChunks(),
+        tap((value: LlmClientOutputChunk) => {
+          const json = stringifyValue(value);
+          if (json !== JSON.stringify(value)) differing.push(`text ${json}`);
+          if (SSE_WIRE.encode(value) !== `data: ${JSON.stringify(value)}\n\n`) differing.push(`frame ${json}`);
+        }),
+      )
+      .subscribe({ error: () => settled(), complete: () => settled() });
+  });
+  expect(differing).toEqual([]);
+}
 
 const textChunk = (content: string, index: number) => ({ message: { role: 'assistant', content }, done: false, index });
 
@@ -42,5 +81,20 @@ describe('stringifyValue', () => {
     ];
     for (const value of cases) expect(stringifyValue(value)).toBe(JSON.stringify(value));
     fc.assert(fc.property(fc.jsonValue(), (value) => expect(stringifyValue(value)).toBe(JSON.stringify(value))));
+  });
+
+  it.each(FIXTURE_NAMES)('%s: the composed operators, split at random, give JSON.stringify\'s text', async (name) => {
+    const bytes = new Uint8Array(readFixture(name));
+    await fc.assert(fc.asyncProperty(cutsOf(bytes), sseValues), { numRuns: 20 });
+  });
+
+  it('provider literals escaped every way (\\/, \\u00e9, \\uD83D\\uDE00, uppercase hex, raw non-ASCII, control escapes), split at random: JSON.stringify\'s text', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        providerTexts.chain((texts) => cutsOf(providerStreamBytes(providerStream(texts)))),
+        async (pieces) => sseValues(pieces),
+      ),
+      { numRuns: 150 },
+    );
   });
 });
