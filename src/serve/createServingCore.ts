@@ -482,7 +482,10 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const token = tokenParameter(exchange.url);
     if (tokens === undefined || resumable === undefined || token === undefined || exchange.header('authorization') !== undefined) return refused();
     const meta = await resumable.log.meta(named.id).catch(() => undefined);
-    const key = meta === undefined ? undefined : tokens.verify(token, meta.createdAt);
+    // Valid at the answer's start: not expired then (`verify` at `createdAt`), and issued by then — a token issued
+    // after it would still be valid `ttlMs` later (one from an access log must not open the key's older answers).
+    const validAtStart = meta !== undefined && tokens.verify(token, meta.createdAt + tokens.ttlMs) === undefined;
+    const key = validAtStart ? tokens.verify(token, meta.createdAt) : undefined;
     if (key === undefined || clientKeyOfKey(key) !== meta?.ownerKeyHash) return refused();
     const client = custom === undefined ? clientKeyOfKey(key) : custom(exchange.request);
     return resume(exchange, named.id, { wire: 'eventsource', after: named.position, client }, { owner: meta.ownerKeyHash });

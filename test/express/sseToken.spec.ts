@@ -164,6 +164,23 @@ describe('POST /chat/token', () => {
     expect((await rawRequest(at, { headers: { 'Last-Event-ID': laterId } })).status).toBe(401);
   });
 
+  it('resumes, once expired, no answer started before it was issued (it was not valid at that answer\'s start)', async () => {
+    const url = await serve({ tokenTtlMs: 1000, resumable: true });
+    // an answer of the key, started (and logged) before the token exists
+    const earlier = await rawRequest(`${url}/chat/sse?q=${Q}`, { headers: AUTH });
+    const earlierId = /^id: (.+:\d+)$/m.exec(earlier.body)?.[1] ?? '';
+    expect(earlierId).not.toBe('');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const { token, expiresAt } = await getToken(url);
+    const at = `${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`;
+    // valid, the token may read its key's answers: the grace is what is refused
+    expect((await rawRequest(at, { headers: { 'Last-Event-ID': earlierId } })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now()) + 200)); // expired
+    const resumed = await rawRequest(at, { headers: { 'Last-Event-ID': earlierId } });
+    expect(resumed.status).toBe(401);
+    expect(resumed.body).toContain('"code":"unauthorized"');
+  });
+
   it('counts a token as the client of its key for the per-client limit', async () => {
     const url = await serve({ maxConcurrentPerClient: 1 });
     const { token } = await getToken(url);
