@@ -343,15 +343,18 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const { abandonAfterMs } = resumable;
         // The upstream request goes out now, while the stream log opens (the shared log's open is a round trip to
         // Redis): what the answer emits meanwhile waits for the producer. A log that cannot open aborts the request.
+        // The upstream request keeps its client's place until it stops: taken before it goes out (the client may go
+        // away while the log opens, and its response's end must not free the place of the answer still running).
+        const keep = pending.keepPlace?.();
         const ahead = subscribeAhead(answer$);
         let producer: StreamProducer;
         try {
           producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
         } catch (error) {
           ahead.cancel();
+          keep?.();
           throw error;
         }
-        const keep = pending.keepPlace?.(); // the upstream request keeps its client's place until it stops
         let onEnd = keep;
         if (chat !== undefined && chatStreams !== undefined) {
           // The chat's latest answer while it runs: GET /chat/ui/{chatId}/stream resumes a running answer only.
