@@ -472,7 +472,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         client = clientKey(exchange);
       } else client = authorizeGet(exchange, pending);
     } catch (error) {
-      const refused = (): ChatReply => ({ wire, source: throwError(() => error), options: shared, end: tracked() });
+      const refused = (reason: unknown = error): ChatReply => ({ wire, source: throwError(() => reason), options: shared, end: tracked() });
       return wire === 'eventsource' ? resumeByStartToken(exchange, named, refused) : Promise.resolve(refused());
     }
     return resume(exchange, named.id, { wire, after: named.position, client }, pending);
@@ -481,7 +481,11 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
    * An `EventSource` reconnecting with a `?token=` that expired since: its URL cannot change, so the token resumes the
    * answer it was valid at the start of (its key's, until the answer's retention), never another nor a new one.
    */
-  const resumeByStartToken = async (exchange: ChatExchange<R>, named: { id: string; position: number }, refused: () => ChatReply): Promise<ChatReply> => {
+  const resumeByStartToken = async (
+    exchange: ChatExchange<R>,
+    named: { id: string; position: number },
+    refused: (reason?: unknown) => ChatReply,
+  ): Promise<ChatReply> => {
     const token = tokenParameter(exchange.url);
     if (tokens === undefined || resumable === undefined || token === undefined || exchange.header('authorization') !== undefined) return refused();
     const meta = await resumable.log.meta(named.id).catch(() => undefined);
@@ -490,7 +494,12 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
     const validAtStart = meta !== undefined && tokens.verify(token, meta.createdAt + tokens.ttlMs) === undefined;
     const key = validAtStart ? tokens.verify(token, meta.createdAt) : undefined;
     if (key === undefined || clientKeyOfKey(key) !== meta?.ownerKeyHash) return refused();
-    const client = custom === undefined ? clientKeyOfKey(key) : custom(exchange.request);
+    let client: string;
+    try {
+      client = custom === undefined ? clientKeyOfKey(key) : custom(exchange.request);
+    } catch (error) {
+      return refused(error); // a custom clientKey that throws: refused as any request it throws for
+    }
     return resume(exchange, named.id, { wire: 'eventsource', after: named.position, client }, { owner: meta.ownerKeyHash });
   };
   /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */

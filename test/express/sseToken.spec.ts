@@ -181,6 +181,29 @@ describe('POST /chat/token', () => {
     expect(resumed.body).toContain('"code":"unauthorized"');
   });
 
+  it('answers a reconnect whose custom clientKey throws as any request it throws for, with its token valid or expired (no request left unanswered)', async () => {
+    const clientKey = (req: { headers: Record<string, unknown> }): string => {
+      const tenant = req.headers['x-tenant'];
+      if (typeof tenant !== 'string') throw new Error('no tenant header');
+      return `tenant:${tenant}`;
+    };
+    const url = await serve({ tokenTtlMs: 1000, resumable: true, clientKey });
+    const { token, expiresAt } = await getToken(url);
+    const at = `${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`;
+    const first = await rawRequest(at, { headers: { 'x-tenant': 'a' } });
+    expect(first.status).toBe(200);
+    const lastId = /^id: (.+:\d+)$/m.exec(first.body)?.[1] ?? '';
+    expect(lastId).not.toBe('');
+    const fresh = await rawRequest(at); // a new answer, the clientKey throwing: the status it is refused with
+    expect(fresh.status).toBeGreaterThanOrEqual(400);
+    const answered = (request: Promise<{ status: number }>): Promise<number> =>
+      Promise.race([request.then((res) => res.status), new Promise<number>((resolve) => setTimeout(() => resolve(-1), 5000).unref())]);
+    expect(await answered(rawRequest(at, { headers: { 'Last-Event-ID': lastId } }))).toBe(fresh.status); // token valid
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now()) + 200)); // expired
+    expect(await answered(rawRequest(at, { headers: { 'Last-Event-ID': lastId } }))).toBe(fresh.status);
+    expect((await rawRequest(at, { headers: { 'Last-Event-ID': lastId, 'x-tenant': 'a' } })).status).toBe(200); // with it: resumed
+  });
+
   it('counts a token as the client of its key for the per-client limit', async () => {
     const url = await serve({ maxConcurrentPerClient: 1 });
     const { token } = await getToken(url);
