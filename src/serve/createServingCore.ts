@@ -488,6 +488,9 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
   ): Promise<ChatReply> => {
     const token = tokenParameter(exchange.url);
     if (tokens === undefined || resumable === undefined || token === undefined || exchange.header('authorization') !== undefined) return refused();
+    // One this server signed (valid at time 0: its signature and its key checked, not its expiry) before the log is
+    // read: a forged token costs no I/O.
+    if (tokens.verify(token, 0) === undefined) return refused();
     const meta = await resumable.log.meta(named.id).catch(() => undefined);
     // Valid at the answer's start: not expired then (`verify` at `createdAt`), and issued by then — a token issued
     // after it would still be valid `ttlMs` later (one from an access log must not open the key's older answers).

@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import { redactSecrets } from '../../src/core/redactSecrets';
 import type { ChatRequestLog, ChatRouterConfig } from '../../src/express/chatRouter';
+import { createMemoryStreamLog } from '../../src/store/createMemoryStreamLog';
+import type { StreamLog } from '../../src/store/StreamLog';
 import { fetchSseToken } from '../helpers/fetchSseToken';
 import { forgedSseTokens } from '../helpers/forgedSseTokens';
 import { holdSseStream } from '../helpers/holdSseStream';
@@ -202,6 +204,29 @@ describe('POST /chat/token', () => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now()) + 200)); // expired
     expect(await answered(rawRequest(at, { headers: { 'Last-Event-ID': lastId } }))).toBe(fresh.status);
     expect((await rawRequest(at, { headers: { 'Last-Event-ID': lastId, 'x-tenant': 'a' } })).status).toBe(200); // with it: resumed
+  });
+
+  it('refuses a reconnect with a forged token without a look at the stream log (no I/O for whoever asks)', async () => {
+    const memory = createMemoryStreamLog();
+    let metas = 0;
+    const log: StreamLog = { ...memory, meta: (id) => (metas++, memory.meta(id)) };
+    try {
+      const url = await serve({ resumable: { log } });
+      const { token } = await getToken(url);
+      const first = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
+      const lastId = /^id: (.+:\d+)$/m.exec(first.body)?.[1] ?? '';
+      expect(lastId).not.toBe('');
+      metas = 0;
+      for (const bad of forgedSseTokens(token)) {
+        const res = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(bad)}`, { headers: { 'Last-Event-ID': lastId } });
+        expect([bad, res.status]).toEqual([bad, 401]);
+      }
+      expect(metas).toBe(0);
+    } finally {
+      await server?.close();
+      server = undefined;
+      await memory.close();
+    }
   });
 
   it('counts a token as the client of its key for the per-client limit', async () => {
