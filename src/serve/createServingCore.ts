@@ -343,15 +343,18 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         const { abandonAfterMs } = resumable;
         // The upstream request goes out now, while the stream log opens (the shared log's open is a round trip to
         // Redis): what the answer emits meanwhile waits for the producer. A log that cannot open aborts the request.
+        // The upstream request keeps its client's place until it stops: taken before it goes out (the client may go
+        // away while the log opens, and its response's end must not free the place of the answer still running).
+        const keep = pending.keepPlace?.();
         const ahead = subscribeAhead(answer$);
         let producer: StreamProducer;
         try {
           producer = await resumable.log.open(streamId, { ownerKeyHash: pending.owner ?? '', wire }, abandonAfterMs === undefined ? {} : { abandonAfterMs });
         } catch (error) {
           ahead.cancel();
+          keep?.();
           throw error;
         }
-        const keep = pending.keepPlace?.(); // the upstream request keeps its client's place until it stops
         let onEnd = keep;
         if (chat !== undefined && chatStreams !== undefined) {
           // The chat's latest answer while it runs: GET /chat/ui/{chatId}/stream resumes a running answer only.
@@ -469,7 +472,7 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
         client = clientKey(exchange);
       } else client = authorizeGet(exchange, pending);
     } catch (error) {
-      const refused = (): ChatReply => ({ wire, source: throwError(() => error), options: shared, end: tracked() });
+      const refused = (reason: unknown = error): ChatReply => ({ wire, source: throwError(() => reason), options: shared, end: tracked() });
       return wire === 'eventsource' ? resumeByStartToken(exchange, named, refused) : Promise.resolve(refused());
     }
     return resume(exchange, named.id, { wire, after: named.position, client }, pending);
@@ -478,13 +481,28 @@ export function createServingCore<R>(config: ServingCoreConfig<R>): ServingCore<
    * An `EventSource` reconnecting with a `?token=` that expired since: its URL cannot change, so the token resumes the
    * answer it was valid at the start of (its key's, until the answer's retention), never another nor a new one.
    */
-  const resumeByStartToken = async (exchange: ChatExchange<R>, named: { id: string; position: number }, refused: () => ChatReply): Promise<ChatReply> => {
+  const resumeByStartToken = async (
+    exchange: ChatExchange<R>,
+    named: { id: string; position: number },
+    refused: (reason?: unknown) => ChatReply,
+  ): Promise<ChatReply> => {
     const token = tokenParameter(exchange.url);
     if (tokens === undefined || resumable === undefined || token === undefined || exchange.header('authorization') !== undefined) return refused();
+    // One this server signed (valid at time 0: its signature and its key checked, not its expiry) before the log is
+    // read: a forged token costs no I/O.
+    if (tokens.verify(token, 0) === undefined) return refused();
     const meta = await resumable.log.meta(named.id).catch(() => undefined);
-    const key = meta === undefined ? undefined : tokens.verify(token, meta.createdAt);
+    // Valid at the answer's start: not expired then (`verify` at `createdAt`), and issued by then — a token issued
+    // after it would still be valid `ttlMs` later (one from an access log must not open the key's older answers).
+    const validAtStart = meta !== undefined && tokens.verify(token, meta.createdAt + tokens.ttlMs) === undefined;
+    const key = validAtStart ? tokens.verify(token, meta.createdAt) : undefined;
     if (key === undefined || clientKeyOfKey(key) !== meta?.ownerKeyHash) return refused();
-    const client = custom === undefined ? clientKeyOfKey(key) : custom(exchange.request);
+    let client: string;
+    try {
+      client = custom === undefined ? clientKeyOfKey(key) : custom(exchange.request);
+    } catch (error) {
+      return refused(error); // a custom clientKey that throws: refused as any request it throws for
+    }
     return resume(exchange, named.id, { wire: 'eventsource', after: named.position, client }, { owner: meta.ownerKeyHash });
   };
   /** The checks and the body of a POST: key, client limit, media type, body, schema and policy. */

@@ -111,4 +111,38 @@ describe('chatRouter — resumable: the upstream request goes out while the stre
     expect(upstream?.completed).toBe(false);
     expect(upstream?.closedEarly).toBe(true);
   });
+
+  it('a client gone before the log opened leaves its place held by its answer until that answer ends (maxConcurrentPerClient)', async () => {
+    const limited = await startExpressChat({ client, resumable: { log }, maxConcurrentPerClient: 1 });
+    try {
+      newGate();
+      const cut = new AbortController();
+      const before = emulator.requests.length;
+      void rawRequest(`${limited.url}/chat/sse`, { body: ask('tokens=60; pace=20'), signal: cut.signal }).catch(() => undefined);
+      try {
+        await until('the log open', () => opensPending === 1);
+        await until('the upstream request', () => emulator.requests.length === before + 1, 3000);
+        cut.abort(); // the client goes away while the log opens: its answer goes on (a disconnect is not a cancel)
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the server sees the close
+      } finally {
+        gate.release();
+      }
+      await until('the log opened', () => opensPending === 0);
+      const upstream = emulator.requests.at(-1);
+      expect(upstream?.completed).toBe(false); // still answering, into the log
+      const second = await rawRequest(`${limited.url}/chat/sse`, { body: ask('tokens=2') });
+      expect(second.status).toBe(429); // its place is the running answer's
+      expect(second.body).toContain('concurrency_limit');
+      await upstream?.closed;
+      // freed once the answer has ended (its producer's end follows the upstream's by a moment): nothing leaks
+      let third = 0;
+      for (let i = 0; i < 50 && third !== 200; i++) {
+        third = (await rawRequest(`${limited.url}/chat/sse`, { body: ask('tokens=2') })).status;
+        if (third !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(third).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
 });

@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import { redactSecrets } from '../../src/core/redactSecrets';
 import type { ChatRequestLog, ChatRouterConfig } from '../../src/express/chatRouter';
+import { createMemoryStreamLog } from '../../src/store/createMemoryStreamLog';
+import type { StreamLog } from '../../src/store/StreamLog';
 import { fetchSseToken } from '../helpers/fetchSseToken';
 import { forgedSseTokens } from '../helpers/forgedSseTokens';
 import { holdSseStream } from '../helpers/holdSseStream';
@@ -162,6 +164,69 @@ describe('POST /chat/token', () => {
     const laterId = /^id: (.+:\d+)$/m.exec(later.body)?.[1] ?? '';
     expect(laterId).not.toBe('');
     expect((await rawRequest(at, { headers: { 'Last-Event-ID': laterId } })).status).toBe(401);
+  });
+
+  it('resumes, once expired, no answer started before it was issued (it was not valid at that answer\'s start)', async () => {
+    const url = await serve({ tokenTtlMs: 1000, resumable: true });
+    // an answer of the key, started (and logged) before the token exists
+    const earlier = await rawRequest(`${url}/chat/sse?q=${Q}`, { headers: AUTH });
+    const earlierId = /^id: (.+:\d+)$/m.exec(earlier.body)?.[1] ?? '';
+    expect(earlierId).not.toBe('');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const { token, expiresAt } = await getToken(url);
+    const at = `${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`;
+    // valid, the token may read its key's answers: the grace is what is refused
+    expect((await rawRequest(at, { headers: { 'Last-Event-ID': earlierId } })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now()) + 200)); // expired
+    const resumed = await rawRequest(at, { headers: { 'Last-Event-ID': earlierId } });
+    expect(resumed.status).toBe(401);
+    expect(resumed.body).toContain('"code":"unauthorized"');
+  });
+
+  it('answers a reconnect whose custom clientKey throws as any request it throws for, with its token valid or expired (no request left unanswered)', async () => {
+    const clientKey = (req: { headers: Record<string, unknown> }): string => {
+      const tenant = req.headers['x-tenant'];
+      if (typeof tenant !== 'string') throw new Error('no tenant header');
+      return `tenant:${tenant}`;
+    };
+    const url = await serve({ tokenTtlMs: 1000, resumable: true, clientKey });
+    const { token, expiresAt } = await getToken(url);
+    const at = `${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`;
+    const first = await rawRequest(at, { headers: { 'x-tenant': 'a' } });
+    expect(first.status).toBe(200);
+    const lastId = /^id: (.+:\d+)$/m.exec(first.body)?.[1] ?? '';
+    expect(lastId).not.toBe('');
+    const fresh = await rawRequest(at); // a new answer, the clientKey throwing: the status it is refused with
+    expect(fresh.status).toBeGreaterThanOrEqual(400);
+    const answered = (request: Promise<{ status: number }>): Promise<number> =>
+      Promise.race([request.then((res) => res.status), new Promise<number>((resolve) => setTimeout(() => resolve(-1), 5000).unref())]);
+    expect(await answered(rawRequest(at, { headers: { 'Last-Event-ID': lastId } }))).toBe(fresh.status); // token valid
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now()) + 200)); // expired
+    expect(await answered(rawRequest(at, { headers: { 'Last-Event-ID': lastId } }))).toBe(fresh.status);
+    expect((await rawRequest(at, { headers: { 'Last-Event-ID': lastId, 'x-tenant': 'a' } })).status).toBe(200); // with it: resumed
+  });
+
+  it('refuses a reconnect with a forged token without a look at the stream log (no I/O for whoever asks)', async () => {
+    const memory = createMemoryStreamLog();
+    let metas = 0;
+    const log: StreamLog = { ...memory, meta: (id) => (metas++, memory.meta(id)) };
+    try {
+      const url = await serve({ resumable: { log } });
+      const { token } = await getToken(url);
+      const first = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(token)}`);
+      const lastId = /^id: (.+:\d+)$/m.exec(first.body)?.[1] ?? '';
+      expect(lastId).not.toBe('');
+      metas = 0;
+      for (const bad of forgedSseTokens(token)) {
+        const res = await rawRequest(`${url}/chat/sse?q=${Q}&token=${encodeURIComponent(bad)}`, { headers: { 'Last-Event-ID': lastId } });
+        expect([bad, res.status]).toEqual([bad, 401]);
+      }
+      expect(metas).toBe(0);
+    } finally {
+      await server?.close();
+      server = undefined;
+      await memory.close();
+    }
   });
 
   it('counts a token as the client of its key for the per-client limit', async () => {

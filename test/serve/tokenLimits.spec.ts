@@ -55,6 +55,28 @@ afterAll(async () => {
   await emulator.close();
 });
 
+/** POSTs `body` to `path` and goes away (the socket destroyed) once `count` lines its response wrote pass `isPiece`. */
+const leaveAt = (url: string, path: string, body: string, count: number, isPiece: (line: string) => boolean): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' } }, (res) => {
+      let pieces = 0;
+      let rest = '';
+      res.setEncoding('utf8');
+      res.on('data', (text: string) => {
+        const parts = (rest + text).split('\n');
+        rest = parts.pop() ?? '';
+        pieces += parts.filter(isPiece).length;
+        if (pieces >= count) {
+          req.destroy(); // the client goes away
+          resolve();
+        }
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.end(body);
+  });
+
 describe('token limits, in one process', () => {
   it('sends x-ratelimit-*-tokens and the tokens policy before the first byte, alike on node and web', async () => {
     const limits = { tokensPerMinute: 100_000, reserveOutputTokens: 500 };
@@ -162,25 +184,7 @@ describe('token limits, in one process', () => {
     const { url, settled } = await start({ tokensPerMinute: 1_000_000, reserveOutputTokens: 1000 });
     const body = JSON.stringify({ model: 'deepseek-chat#tokens=1000;pace=4', messages, max_tokens: 1000 });
     const prompt = countMessageTokens({ messages } as never).input_tokens;
-    await new Promise<void>((resolve, reject) => {
-      const req = httpRequest(`${url}/chat/stream`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' } }, (res) => {
-        let lines = 0;
-        let rest = '';
-        res.setEncoding('utf8');
-        res.on('data', (text: string) => {
-          const parts = (rest + text).split('\n');
-          rest = parts.pop() ?? '';
-          lines += parts.filter((line) => line.includes('"content"')).length;
-          if (lines >= 200) {
-            req.destroy(); // the client goes away at its 200th piece
-            resolve();
-          }
-        });
-        res.on('error', () => undefined);
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
-      req.end(body);
-    });
+    await leaveAt(url, '/chat/stream', body, 200, (line) => line.includes('"content"')); // at its 200th piece
     await until(() => settled.length === 1);
     const [event] = settled;
     expect(event).toMatchObject({ estimated: true, reserved: prompt + 1000 });
@@ -208,25 +212,7 @@ describe('token limits, in one process', () => {
     expect(settled[1]?.used).toBeGreaterThan(0);
     settled.splice(0);
     const body = JSON.stringify({ model: 'deepseek-chat#tokens=1000;pace=4', messages, max_tokens: 1000, stream: true });
-    await new Promise<void>((resolve, reject) => {
-      const req = httpRequest(`${url}/v1/messages`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' } }, (res) => {
-        let deltas = 0;
-        let rest = '';
-        res.setEncoding('utf8');
-        res.on('data', (text: string) => {
-          const parts = (rest + text).split('\n');
-          rest = parts.pop() ?? '';
-          deltas += parts.filter((line) => line.startsWith('data: ') && line.includes('"content_block_delta"')).length;
-          if (deltas >= 200) {
-            req.destroy(); // the client goes away at its 200th delta
-            resolve();
-          }
-        });
-        res.on('error', () => undefined);
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
-      req.end(body);
-    });
+    await leaveAt(url, '/v1/messages', body, 200, (line) => line.startsWith('data: ') && line.includes('"content_block_delta"')); // at its 200th delta
     await until(() => settled.length === 1);
     const [event] = settled;
     expect(event).toMatchObject({ estimated: true });
