@@ -161,9 +161,10 @@ describe('per-key limits across gateway instances, shared through one redis-serv
   }, 30_000);
 
   it('lets the openai SDK with retries honour the 429\'s retry-after-ms and succeed after it', async () => {
-    for (let i = 0; i < 30; i++) {
-      expect((await rawRequest(`${(i % 2 === 0 ? a : b).url}/chat/json`, { headers: auth(SDK_KEY), body: ask('tokens=1') })).status).toBe(200);
-    }
+    // The key's 30 requests at once: one per 2 s comes back (30 a minute), so a fill slower than 2 s — 30 requests one
+    // after another on a busy machine — would leave the SDK's first request a place and no 429 to honour.
+    const fill = await Promise.all(Array.from({ length: 30 }, (_, i) => rawRequest(`${(i % 2 === 0 ? a : b).url}/chat/json`, { headers: auth(SDK_KEY), body: ask('tokens=1') })));
+    for (const res of fill) expect(res.status).toBe(200);
     const seen: Array<{ status: number; retryAfterMs: string | null; at: number }> = [];
     const client = new OpenAI({
       baseURL: `${a.url}/v1`,
