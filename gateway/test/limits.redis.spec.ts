@@ -6,16 +6,11 @@
  * TTL, an admission waits for a slow Redis as long as CHATFLUX_LIMITS_STORE_TIMEOUT_MS says, and a Redis outage under
  * the `closed` policy is a 503 that ends once Redis is back.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { createClient } from 'redis';
-import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
-import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
 import { rawRequest, type RawResponse } from '../../test/helpers/rawRequest';
-import { startRedis, type TestRedis } from '../../test/helpers/startRedis';
+import { useGatewaysOnRedis, type RedisGateway as Gateway } from '../../test/helpers/useGatewaysOnRedis';
 
 const KEY = 'limits-gateway-key-0123456789';
 const RPM_KEY = 'limits-rpm-key-0123456789';
@@ -36,7 +31,6 @@ limits:
     LIMITS_KILL_KEY: { maxConcurrent: 1 }
 `;
 
-type Gateway = SpawnedProgram & { url: string };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A stream held open on `url` until `stop()`: `admitted` resolves with its status once its headers came. */
@@ -81,44 +75,22 @@ const rawHead = (url: string, path: string, key: string, body: unknown, first: R
   });
 
 describe('per-key limits across gateway instances, shared through one redis-server', () => {
-  let emulator: Emulator;
-  let redis: TestRedis;
-  let dir: string;
-  let a: Gateway;
-  let b: Gateway;
-  const started: Gateway[] = [];
-  const startGatewayProgram = async (env: Record<string, string> = {}): Promise<Gateway> => {
-    const gateway = await startProgram({
-      CHATFLUX_CONFIG: join(dir, 'gateway.yaml'),
-      CHATFLUX_PROVIDER: 'openai-compatible',
-      CHATFLUX_BASE_URL: emulator.url,
-      CHATFLUX_API_KEY: UPSTREAM_KEY,
-      CHATFLUX_MODEL: 'deepseek-chat',
+  const gateways = useGatewaysOnRedis({
+    emulator: { seed: 31, apiKey: UPSTREAM_KEY },
+    configFile: CONFIG,
+    env: {
       CHATFLUX_GATEWAY_KEYS: [KEY, RPM_KEY, SDK_KEY, KILL_KEY].join(','),
       LIMITS_RPM_KEY: RPM_KEY,
       LIMITS_SDK_KEY: SDK_KEY,
       LIMITS_KILL_KEY: KILL_KEY,
-      CHATFLUX_HEARTBEAT_MS: '0',
       CHATFLUX_RESUMABLE: 'false',
-      CHATFLUX_REDIS_URL: redis.url,
-      ...env,
-    });
-    started.push(gateway);
-    return gateway;
-  };
+    },
+  });
+  let a: Gateway;
+  let b: Gateway;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'chatflux-limits-'));
-    writeFileSync(join(dir, 'gateway.yaml'), CONFIG);
-    emulator = await startEmulator({ dialect: 'deepseek', seed: 31, apiKey: UPSTREAM_KEY });
-    redis = await startRedis();
-    [a, b] = await Promise.all([startGatewayProgram(), startGatewayProgram()]);
+    [a, b] = await Promise.all([gateways.start(), gateways.start()]);
   }, 60_000);
-  afterAll(async () => {
-    await stopPrograms(started);
-    await redis?.stop();
-    await emulator?.close();
-    rmSync(dir, { recursive: true, force: true });
-  }, 30_000);
 
   it('refuses the third concurrent stream of a key limited to 2, wherever it lands, in each endpoint\'s format, then admits once one ends', async () => {
     const first = hold(a.url, KEY);
@@ -145,7 +117,7 @@ describe('per-key limits across gateway instances, shared through one redis-serv
       const openai = await rawRequest(`${a.url}/v1/chat/completions`, { headers: auth(KEY), body: { ...ask('tokens=5'), stream: true } });
       expect(openai.status).toBe(429);
       expect(JSON.parse(openai.body)).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
-      expect(emulator.requests.filter((request) => request.body !== undefined).length).toBeGreaterThanOrEqual(2);
+      expect(gateways.emulator.requests.filter((request) => request.body !== undefined).length).toBeGreaterThanOrEqual(2);
     } finally {
       await first.stop();
     }
@@ -192,9 +164,10 @@ describe('per-key limits across gateway instances, shared through one redis-serv
   }, 30_000);
 
   it('lets the openai SDK with retries honour the 429\'s retry-after-ms and succeed after it', async () => {
-    for (let i = 0; i < 30; i++) {
-      expect((await rawRequest(`${(i % 2 === 0 ? a : b).url}/chat/json`, { headers: auth(SDK_KEY), body: ask('tokens=1') })).status).toBe(200);
-    }
+    // The key's 30 requests at once: one per 2 s comes back (30 a minute), so a fill slower than 2 s — 30 requests one
+    // after another on a busy machine — would leave the SDK's first request a place and no 429 to honour.
+    const fill = await Promise.all(Array.from({ length: 30 }, (_, i) => rawRequest(`${(i % 2 === 0 ? a : b).url}/chat/json`, { headers: auth(SDK_KEY), body: ask('tokens=1') })));
+    for (const res of fill) expect(res.status).toBe(200);
     const seen: Array<{ status: number; retryAfterMs: string | null; at: number }> = [];
     const client = new OpenAI({
       baseURL: `${a.url}/v1`,
@@ -216,7 +189,7 @@ describe('per-key limits across gateway instances, shared through one redis-serv
   }, 40_000);
 
   it('frees the place of a process killed while holding it, within the place\'s TTL', async () => {
-    const c = await startGatewayProgram({ CHATFLUX_LIMITS_PLACE_TTL_MS: String(PLACE_TTL_MS) });
+    const c = await gateways.start({ CHATFLUX_LIMITS_PLACE_TTL_MS: String(PLACE_TTL_MS) });
     const held = hold(c.url, KILL_KEY);
     expect(await held.admitted).toBe(200);
     expect((await rawRequest(`${a.url}/chat/stream`, { headers: auth(KILL_KEY), body: ask('tokens=2') })).status).toBe(429);
@@ -236,9 +209,9 @@ describe('per-key limits across gateway instances, shared through one redis-serv
 
   it('waits for a slow Redis as long as CHATFLUX_LIMITS_STORE_TIMEOUT_MS says: admitted once a 2.5 s pause ends, where the default 250 ms refuses (closed policy)', async () => {
     const closed = { CHATFLUX_LIMITS_ON_STORE_FAILURE: 'closed' };
-    const [patient, hasty] = await Promise.all([startGatewayProgram({ ...closed, CHATFLUX_LIMITS_STORE_TIMEOUT_MS: '30000' }), startGatewayProgram(closed)]);
+    const [patient, hasty] = await Promise.all([gateways.start({ ...closed, CHATFLUX_LIMITS_STORE_TIMEOUT_MS: '30000' }), gateways.start(closed)]);
     for (const gateway of [patient, hasty]) expect((await rawRequest(`${gateway.url}/chat/json`, { headers: auth(KEY), body: ask('tokens=1') })).status).toBe(200);
-    const admin = createClient({ url: redis.url, RESP: 2 });
+    const admin = createClient({ url: gateways.redis.url, RESP: 2 });
     admin.on('error', () => undefined);
     await admin.connect();
     try {
@@ -261,9 +234,9 @@ describe('per-key limits across gateway instances, shared through one redis-serv
   }, 60_000);
 
   it('answers 503 limits_unavailable while Redis is down under the closed policy, counts it in /metrics, and limits again once Redis is back', async () => {
-    const closed = await startGatewayProgram({ CHATFLUX_LIMITS_ON_STORE_FAILURE: 'closed' });
+    const closed = await gateways.start({ CHATFLUX_LIMITS_ON_STORE_FAILURE: 'closed' });
     expect((await rawRequest(`${closed.url}/chat/json`, { headers: auth(KEY), body: ask('tokens=1') })).status).toBe(200);
-    await redis.kill();
+    await gateways.redis.kill();
     try {
       const refused = await rawRequest(`${closed.url}/chat/json`, { headers: auth(KEY), body: ask('tokens=1') });
       expect(refused.status).toBe(503);
@@ -275,7 +248,7 @@ describe('per-key limits across gateway instances, shared through one redis-serv
       expect(metrics.body).toMatch(/^chatflux_limits_store_failing(\{[^}]*\})? 1$/m);
       expect(metrics.body).toMatch(/^chatflux_limits_store_failures_total\{[^}]*chatflux_limits_policy="closed"[^}]*\} 1$/m);
     } finally {
-      await redis.restart();
+      await gateways.redis.restart();
     }
     const back = Date.now();
     let status = 503;

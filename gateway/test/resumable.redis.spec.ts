@@ -6,12 +6,11 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { EventSource } from 'eventsource';
 import { createSeededRandom } from '../../src/testing/createSeededRandom';
-import { startEmulator, type Emulator, type EmulatorRequest } from '../../src/testing/startEmulator';
-import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
+import type { EmulatorRequest } from '../../src/testing/startEmulator';
 import { largestPieceGap } from '../../test/helpers/largestPieceGap';
 import { rawRequest } from '../../test/helpers/rawRequest';
 import { cutAfterEvents, cutAfterLines, uiChatBody, uiPartCount } from '../../test/helpers/resumeContractSuite';
-import { startRedis, type TestRedis } from '../../test/helpers/startRedis';
+import { useGatewaysOnRedis, type RedisGateway as Gateway } from '../../test/helpers/useGatewaysOnRedis';
 import { expectChunkSequence, ndjsonLines, sseFrames } from '../../test/helpers/wireAssertions';
 
 const KEY = 'resume-gateway-key-0123456789';
@@ -21,8 +20,6 @@ const LEASE_MS = 2000;
 const RETENTION_MS = 8000;
 const auth = { Authorization: `Bearer ${KEY}` };
 const ask = (scenario: string): Record<string, unknown> => ({ model: `deepseek-chat#${scenario}`, messages: [{ role: 'user', content: 'Hello, world!' }] });
-
-type Gateway = SpawnedProgram & { url: string };
 
 /** A TCP proxy sending each connection to the next backend in turn, cutting the first `cuts` after a random byte count. */
 async function startCuttingProxy(backends: readonly string[], cuts: number, seed: number): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
@@ -63,39 +60,21 @@ async function startCuttingProxy(backends: readonly string[], cuts: number, seed
 }
 
 describe('resumable answers on Redis: two gateway processes, one redis-server', () => {
-  let emulator: Emulator;
-  let redis: TestRedis;
-  let a: Gateway;
-  let b: Gateway;
-  const started: Gateway[] = [];
-  const startGatewayProgram = async (env: Record<string, string> = {}): Promise<Gateway> => {
-    const gateway = await startProgram({
-      CHATFLUX_PROVIDER: 'openai-compatible',
-      CHATFLUX_BASE_URL: emulator.url,
-      CHATFLUX_API_KEY: UPSTREAM_KEY,
-      CHATFLUX_MODEL: 'deepseek-chat',
+  const gateways = useGatewaysOnRedis({
+    emulator: { seed: 5, apiKey: UPSTREAM_KEY },
+    env: {
       CHATFLUX_GATEWAY_KEYS: `${KEY},${OTHER}`,
       CHATFLUX_TOKEN_SECRET: 'resume-token-secret-0123456789abcdef',
-      CHATFLUX_HEARTBEAT_MS: '0',
-      CHATFLUX_REDIS_URL: redis.url,
       CHATFLUX_STREAM_LEASE_MS: String(LEASE_MS),
       CHATFLUX_STREAM_RETENTION_MS: String(RETENTION_MS),
-      ...env,
-    });
-    started.push(gateway);
-    return gateway;
-  };
+    },
+  });
+  let a: Gateway;
+  let b: Gateway;
   beforeAll(async () => {
-    emulator = await startEmulator({ dialect: 'deepseek', seed: 5, apiKey: UPSTREAM_KEY });
-    redis = await startRedis();
-    [a, b] = await Promise.all([startGatewayProgram(), startGatewayProgram()]);
+    [a, b] = await Promise.all([gateways.start(), gateways.start()]);
   }, 60_000);
-  afterAll(async () => {
-    await stopPrograms(started);
-    await redis?.stop();
-    await emulator?.close();
-  }, 30_000);
-  const upstreams = (): number => emulator.requests.length;
+  const upstreams = (): number => gateways.emulator.requests.length;
   /** Waits until both gateways open answers resumable everywhere again (after Redis came back); returns the last id. */
   const untilShared = async (): Promise<string> => {
     let id = '';
@@ -111,7 +90,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
     }
     return id;
   };
-  const latest = (): EmulatorRequest => emulator.requests.at(-1) as EmulatorRequest;
+  const latest = (): EmulatorRequest => gateways.emulator.requests.at(-1) as EmulatorRequest;
 
   it('drops POST /chat/sse on A at event 80 of 200 and resumes it on B with Last-Event-ID: byte for byte, one upstream request', async () => {
     const before = upstreams();
@@ -242,7 +221,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
   }, 30_000);
 
   it('ends a reader on B with `producer_lost` within the lease + 1 s when A is killed (SIGKILL) mid-answer', async () => {
-    const victim = await startGatewayProgram();
+    const victim = await gateways.start();
     let id = '';
     let streaming!: () => void;
     const first = new Promise<void>((resolve) => (streaming = resolve));
@@ -266,7 +245,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
   }, 40_000);
 
   it('aborts the upstream of an answer nobody reads for CHATFLUX_ABANDON_AFTER_MS (1 s), and ends it as `abandoned`', async () => {
-    const c = await startGatewayProgram({ CHATFLUX_ABANDON_AFTER_MS: '1000' });
+    const c = await gateways.start({ CHATFLUX_ABANDON_AFTER_MS: '1000' });
     const dropped = await rawRequest(`${c.url}/chat/stream`, {
       headers: auth,
       body: ask('tokens=2000;pace=20'),
@@ -319,7 +298,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
     // The baseline: the same paced answer with Redis up, in this test.
     const baseline = await rawRequest(`${a.url}/chat/sse`, { headers: auth, body: ask('tokens=60;pace=10') });
     expect(baseline.headers['chatflux-resumable']).toBeUndefined();
-    await redis.kill();
+    await gateways.redis.kill();
     try {
       const local = await rawRequest(`${a.url}/chat/sse`, { headers: auth, body: ask('tokens=60;pace=10') });
       expect(local.status).toBe(200);
@@ -340,7 +319,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
       const metrics = (await rawRequest(`${a.url}/metrics`)).body;
       expect(Number(/^chatflux_streams_degraded(?:_total)?(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
     } finally {
-      await redis.restart();
+      await gateways.redis.restart();
     }
     // Without a restart of the gateways: shared again (the log reconnects on its own).
     const id = await untilShared();
@@ -356,7 +335,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
       onPiece: (_text, soFar) => {
         if (!killed && cutAfterEvents(soFar, 30) !== undefined) {
           killed = true;
-          void redis.kill();
+          void gateways.redis.kill();
         }
       },
     });
@@ -367,7 +346,7 @@ describe('resumable answers on Redis: two gateway processes, one redis-server', 
       expectChunkSequence(frames.slice(0, -1).map((frame) => JSON.parse(frame.data ?? '') as unknown));
       expect(largestPieceGap(during)).toBeLessThan(largestPieceGap(baseline) + 250);
     } finally {
-      await redis.restart();
+      await gateways.redis.restart();
     }
     await untilShared();
   }, 60_000);

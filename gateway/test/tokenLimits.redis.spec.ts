@@ -8,12 +8,7 @@
  * This is the suite's one long test (bounded: two minutes of load, both groups at once). Its CPU stays low: the
  * emulator answers at once, and the clients sleep through their retry-after.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startEmulator, type Emulator } from '../../src/testing/startEmulator';
-import { startProgram, stopPrograms, type SpawnedProgram } from '../../test/helpers/gatewayProgram';
-import { startRedis, type TestRedis } from '../../test/helpers/startRedis';
+import { useGatewaysOnRedis, type RedisGateway as Gateway } from '../../test/helpers/useGatewaysOnRedis';
 
 const KEY = 'token-limits-gateway-key-0123456789';
 const UPSTREAM_KEY = 'sk-token-limits-upstream-42';
@@ -33,7 +28,6 @@ limits:
   storeTimeoutMs: 2000
 `;
 
-type Gateway = SpawnedProgram & { url: string };
 type Settled = { at: number; tokens: number };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -97,46 +91,26 @@ const load = async (gateways: readonly Gateway[], until: number, random: () => n
 };
 
 describe('weighted tokens per minute across three gateway instances, shared through one redis-server', () => {
-  let emulator: Emulator;
-  let redis: TestRedis;
-  let dir: string;
-  const started: Gateway[] = [];
+  const gateways = useGatewaysOnRedis({
+    emulator: { seed: 41, apiKey: UPSTREAM_KEY, requestLog: false },
+    configFile: CONFIG,
+    env: { CHATFLUX_GATEWAY_KEYS: KEY, CHATFLUX_RESUMABLE: 'false', CHATFLUX_LOG_LEVEL: 'warn' },
+  });
   const storeLines: string[] = [];
-  const startGateway = async (env: Record<string, string>): Promise<Gateway> => {
-    const gateway = await startProgram({
-      CHATFLUX_CONFIG: join(dir, 'gateway.yaml'),
-      CHATFLUX_PROVIDER: 'openai-compatible',
-      CHATFLUX_BASE_URL: emulator.url,
-      CHATFLUX_API_KEY: UPSTREAM_KEY,
-      CHATFLUX_MODEL: 'deepseek-chat',
-      CHATFLUX_GATEWAY_KEYS: KEY,
-      CHATFLUX_HEARTBEAT_MS: '0',
-      CHATFLUX_RESUMABLE: 'false',
-      CHATFLUX_LOG_LEVEL: 'warn',
-      ...env,
-    });
-    started.push(gateway);
+  const startGateway = async (redis: boolean): Promise<Gateway> => {
+    const gateway = await gateways.start({}, { redis });
     gateway.child.stdout?.setEncoding('utf8').on('data', (text: string) => {
       for (const line of text.split('\n')) if (/unreachable|answers again|died/.test(line)) storeLines.push(line.slice(0, 400));
     });
     return gateway;
   };
+  const startThree = (redis: boolean): Promise<Gateway[]> => Promise.all([0, 1, 2].map(() => startGateway(redis)));
   let shared: Gateway[];
   let separate: Gateway[];
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'chatflux-token-limits-'));
-    writeFileSync(join(dir, 'gateway.yaml'), CONFIG);
-    emulator = await startEmulator({ dialect: 'deepseek', seed: 41, apiKey: UPSTREAM_KEY, requestLog: false });
-    redis = await startRedis();
-    shared = await Promise.all([0, 1, 2].map(() => startGateway({ CHATFLUX_REDIS_URL: redis.url })));
-    separate = await Promise.all([0, 1, 2].map(() => startGateway({})));
+    // The six at once (each process's start is mostly its own module loading)
+    [shared, separate] = await Promise.all([startThree(true), startThree(false)]);
   }, 90_000);
-  afterAll(async () => {
-    await stopPrograms(started);
-    await redis?.stop();
-    await emulator?.close();
-    rmSync(dir, { recursive: true, force: true });
-  }, 30_000);
 
   it(
     'keeps the settled tokens of every 60 s window within the limit plus one request on Redis; each memory store lets its own limit through (×3)',

@@ -25,7 +25,11 @@ export async function startInstalledServer(project: string, target: InstalledTar
   child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
   child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${target} in ${project} did not start: ${output}`)), 20_000);
+    // Not left running when it never says it listens.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${target} in ${project} did not start: ${output}`));
+    }, 20_000);
     child.stdout.on('data', () => {
       const url = /^listening (http:\/\/\S+)$/m.exec(output)?.[1];
       if (url === undefined) return;
