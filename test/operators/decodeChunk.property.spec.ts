@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { decodeChunk } from '../../src/operators/decodeChunk';
 import { parseSse } from '../../src/operators/parseSse';
+import { networkCuts } from '../helpers/networkCuts';
 import { FIXTURE_NAMES, readFixture } from '../helpers/readFixture';
 
 const outcome = (chunks: readonly Uint8Array[]) =>
@@ -16,26 +17,14 @@ const outcome = (chunks: readonly Uint8Array[]) =>
     }),
   );
 
-const cutsOf = (length: number) =>
-  fc.array(fc.nat({ max: length }), { maxLength: 12 }).map((points) => [...new Set(points)].sort((a, b) => a - b));
-const split = (bytes: Uint8Array, points: readonly number[]): Uint8Array[] => {
-  const out: Uint8Array[] = [];
-  let at = 0;
-  for (const p of points) {
-    out.push(bytes.subarray(at, p));
-    at = p;
-  }
-  out.push(bytes.subarray(at));
-  return out;
-};
 
 describe('decodeChunk properties', () => {
   it.each(FIXTURE_NAMES)('%s: every split of the bytes gives the same chunks or the same error', async (name) => {
     const bytes = new Uint8Array(readFixture(name));
     const whole = await outcome([bytes]);
     await fc.assert(
-      fc.asyncProperty(cutsOf(bytes.length), async (points) => {
-        expect(await outcome(split(bytes, points))).toEqual(whole);
+      fc.asyncProperty(networkCuts(bytes), async (pieces) => {
+        expect(await outcome(pieces)).toEqual(whole);
       }),
       { numRuns: 60 },
     );
@@ -82,8 +71,8 @@ describe('decodeChunk properties', () => {
             const lifted = c.usage ?? c.choices.find((ch) => ch.usage !== undefined)?.usage;
             return lifted === undefined ? c : { ...c, usage: lifted };
           });
-          const points = fc.sample(cutsOf(bytes.length), { numRuns: 1, seed })[0] ?? [];
-          expect(await outcome(split(bytes, points))).toEqual({ value: expected });
+          const pieces = fc.sample(networkCuts(bytes), { numRuns: 1, seed })[0] ?? [bytes];
+          expect(await outcome(pieces)).toEqual({ value: expected });
           expect(await outcome(Array.from(bytes, (b) => Uint8Array.of(b)))).toEqual({ value: expected });
         },
       ),

@@ -12,15 +12,10 @@ import { toChatCompletionChunks } from '../../src/operators/toChatCompletionChun
 import { toOutputChunks } from '../../src/operators/toOutputChunks';
 import { OPENAI_WIRE } from '../../src/wire/OPENAI_WIRE';
 import { stringifyCompletionChunk } from '../../src/wire/stringifyCompletionChunk';
+import { networkCuts } from '../helpers/networkCuts';
 import { FIXTURE_NAMES, readFixture } from '../helpers/readFixture';
 import { providerStream, providerStreamBytes, providerTexts } from '../helpers/providerLiterals';
 
-/** Random cuts of `bytes` (fast-check picks the positions), as the network delivers them. */
-const cutsOf = (bytes: Uint8Array) =>
-  fc.array(fc.integer({ min: 1, max: bytes.length }), { maxLength: 12 }).map((cuts) => {
-    const at = [0, ...[...new Set(cuts)].sort((x, y) => x - y), bytes.length];
-    return at.slice(1).map((end, i) => bytes.subarray(at[i], end));
-  });
 
 /**
  * The /v1 frames of `pieces` through the composed operators, each written as it is made (as the gateway writes it),
@@ -185,7 +180,7 @@ describe('stringifyCompletionChunk', () => {
   it('provider literals escaped every way (\\/, \\u00e9, \\uD83D\\uDE00, uppercase hex, raw non-ASCII, control escapes), split at random: the frames of JSON.stringify', async () => {
     await fc.assert(
       fc.asyncProperty(
-        providerTexts.chain((texts) => cutsOf(providerStreamBytes(providerStream(texts)))),
+        providerTexts.chain((texts) => networkCuts(providerStreamBytes(providerStream(texts)))),
         async (pieces) => v1Frames(pieces),
       ),
       { numRuns: 150 },

@@ -7,14 +7,9 @@ import { toOutputChunks } from '../../src/operators/toOutputChunks';
 import { SSE_WIRE } from '../../src/wire/SSE_WIRE';
 import { stringifyValue } from '../../src/wire/stringifyValue';
 import { providerStream, providerStreamBytes, providerTexts } from '../helpers/providerLiterals';
+import { networkCuts } from '../helpers/networkCuts';
 import { FIXTURE_NAMES, readFixture } from '../helpers/readFixture';
 
-/** Random cuts of `bytes` (fast-check picks the positions), as the network delivers them. */
-const cutsOf = (bytes: Uint8Array) =>
-  fc.array(fc.integer({ min: 1, max: bytes.length }), { maxLength: 12 }).map((cuts) => {
-    const at = [0, ...[...new Set(cuts)].sort((x, y) => x - y), bytes.length];
-    return at.slice(1).map((end, i) => bytes.subarray(at[i], end));
-  });
 
 /**
  * The /chat/sse values of `pieces` through the composed operators, each stringified as it is made (as the gateway
@@ -85,13 +80,13 @@ describe('stringifyValue', () => {
 
   it.each(FIXTURE_NAMES)('%s: the composed operators, split at random, give JSON.stringify\'s text', async (name) => {
     const bytes = new Uint8Array(readFixture(name));
-    await fc.assert(fc.asyncProperty(cutsOf(bytes), sseValues), { numRuns: 20 });
+    await fc.assert(fc.asyncProperty(networkCuts(bytes), sseValues), { numRuns: 20 });
   });
 
   it('provider literals escaped every way (\\/, \\u00e9, \\uD83D\\uDE00, uppercase hex, raw non-ASCII, control escapes), split at random: JSON.stringify\'s text', async () => {
     await fc.assert(
       fc.asyncProperty(
-        providerTexts.chain((texts) => cutsOf(providerStreamBytes(providerStream(texts)))),
+        providerTexts.chain((texts) => networkCuts(providerStreamBytes(providerStream(texts)))),
         async (pieces) => sseValues(pieces),
       ),
       { numRuns: 150 },
