@@ -7,6 +7,7 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { answer2000, type Role, type Stats } from './gateway/servers.js';
+import { firstByteMs } from './lib/firstByteMs.js';
 import { median } from './lib/median.js';
 
 const SERVERS = join(__dirname, 'gateway', 'servers.ts');
@@ -207,20 +208,7 @@ async function timeToFirstByte(url: string, n: number, warmup: number): Promise<
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
   for (let i = 0; i < warmup + n; i++) {
-    times.push(
-      await new Promise<number>((resolve, reject) => {
-        const start = performance.now();
-        const req = post(url, 'bench-2000', agent, (res) => {
-          res.once('data', () => {
-            const ms = performance.now() - start;
-            res.resume();
-            res.on('end', () => resolve(ms));
-          });
-        });
-        req.on('error', reject);
-        req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
-      }),
-    );
+    times.push(await firstByteMs((onResponse) => post(url, 'bench-2000', agent, onResponse)));
   }
   agent.destroy();
   return median(times.slice(warmup));

@@ -8,6 +8,7 @@ import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
 import { answerDs2000, dsModel, type Role, type UpstreamMode } from './gateway/servers.js';
 import { installPortkey, PORTKEY } from './gateway/portkey.js';
 import { effectiveNofile, spawn, textOf, type Proc, type SpawnConfig, type Target } from './gatewayLoad.js';
+import { firstByteMs } from './lib/firstByteMs.js';
 import { median } from './lib/median.js';
 import { startHolReader } from './gateway/holReader.js';
 
@@ -415,18 +416,7 @@ async function load(
 
 /** Time to the first body byte of one request on a keep-alive agent (the response is read to its end). */
 function probe(url: string, contestant: PeerContestant, upstream: string, agent: Agent): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const req = post(url, contestant, upstream, dsModel('streamed'), agent, (res) => {
-      res.once('data', () => {
-        const ms = performance.now() - start;
-        res.resume();
-        res.on('end', () => resolve(ms));
-      });
-    });
-    req.on('error', reject);
-    req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
-  });
+  return firstByteMs((onResponse) => post(url, contestant, upstream, dsModel('streamed'), agent, onResponse));
 }
 
 /**
